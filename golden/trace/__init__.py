@@ -1,0 +1,25 @@
+"""The data model of GPU work: per-warp instruction streams, coalescing, files.
+
+Re-exports the public names of the subpackage.
+"""
+
+from golden.trace.builder import KernelBuilder
+from golden.trace.coalesce import ACCESS_DTYPE, coalesce
+from golden.trace.io import FORMAT_VERSION, load_workload, save_workload
+from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload, lane_addresses
+
+__all__ = [
+    "ACCESS_DTYPE",
+    "FORMAT_VERSION",
+    "INST_DTYPE",
+    "WARP_SIZE",
+    "KernelBuilder",
+    "KernelTrace",
+    "Op",
+    "Space",
+    "Workload",
+    "coalesce",
+    "lane_addresses",
+    "load_workload",
+    "save_workload",
+]

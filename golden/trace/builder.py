@@ -1,0 +1,311 @@
+"""Vectorised construction of a :class:`~golden.trace.model.KernelTrace`.
+
+Kernel emulators describe a kernel the way its CUDA source reads: every
+thread of the launch at once, one statement at a time. Each call appends
+one instruction for every warp that has at least one active thread::
+
+    kb = KernelBuilder("matrixMul", grid=(32, 32, 1), block=(16, 16, 1))
+    row = kb.by * 16 + kb.ty
+    col = kb.bx * 16 + kb.tx
+    for k in range(n):
+        kb.load(0x100, a_base + (row * n + k) * 4)
+        kb.load(0x108, b_base + (k * n + col) * 4)
+        kb.compute(2)
+    kb.store(0x110, c_base + (row * n + col) * 4)
+    trace = kb.build()
+
+Threads are numbered CTA by CTA; within a CTA ``tid = tx + ty*bx + tz*bx*by``
+and warp ``w`` holds threads ``32w .. 32w+31`` (CUDA's rule). A warp none of
+whose threads is active does not issue the instruction: this is how
+data-dependent loops and branches are written (loop to the longest trip
+count with ``active = j < count``).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space
+
+__all__ = ["KernelBuilder"]
+
+_LANE = np.arange(WARP_SIZE, dtype=np.int64)
+
+
+
+class KernelBuilder:
+    """Build one kernel launch from whole-grid thread arrays.
+
+    Parameters
+    ----------
+    name : str
+        Kernel name.
+    grid : tuple of int
+        Grid dimensions ``(x, y, z)``; shorter tuples are padded with 1.
+    block : tuple of int
+        CTA dimensions ``(x, y, z)``; shorter tuples are padded with 1.
+    shared_bytes : int
+        Shared memory per CTA, for occupancy.
+    regs_per_thread : int
+        Registers per thread, for occupancy (0 when unknown).
+
+    Members
+    -------
+    tx, ty, tz, bx, by, bz : numpy.ndarray
+        ``int64[n_threads]``: threadIdx and blockIdx of every thread.
+    tid : numpy.ndarray
+        Linear thread index within its CTA.
+    gtid : numpy.ndarray
+        Linear thread index in the launch (``cta * threads_per_cta + tid``).
+    n_threads : int
+        Threads in the launch.
+
+    Raises
+    ------
+    ValueError
+        If a dimension is not a positive integer.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        grid: tuple[int, ...],
+        block: tuple[int, ...],
+        *,
+        shared_bytes: int = 0,
+        regs_per_thread: int = 0,
+    ) -> None:
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        block = tuple(block) + (1,) * (3 - len(block))
+        for label, dims in (("Grid", grid), ("Block", block)):
+            if len(dims) != 3 or any(int(d) != d or d < 1 for d in dims):
+                raise ValueError(f"{label} dimensions must be 1 to 3 positive integers, not {dims}")
+        self.name = name
+        self.grid = tuple(int(d) for d in grid)
+        self.block = tuple(int(d) for d in block)
+        self.shared_bytes = int(shared_bytes)
+        self.regs_per_thread = int(regs_per_thread)
+
+        gx, gy, _ = self.grid
+        bx, by, _ = self.block
+        n_ctas = self.grid[0] * self.grid[1] * self.grid[2]
+        tpc = bx * by * self.block[2]
+        self._tpc = tpc
+        self._wpc = -(-tpc // WARP_SIZE)
+        self._n_warps = n_ctas * self._wpc
+        self.n_threads = n_ctas * tpc
+
+        cta = np.repeat(np.arange(n_ctas, dtype=np.int64), tpc)
+        tid = np.tile(np.arange(tpc, dtype=np.int64), n_ctas)
+        self.tid = tid
+        self.gtid = cta * tpc + tid
+        self.tx, self.ty, self.tz = tid % bx, (tid // bx) % by, tid // (bx * by)
+        self.bx, self.by, self.bz = cta % gx, (cta // gx) % gy, cta // (gx * gy)
+        # Slot of each thread in a padded [n_warps, 32] array.
+        self._slot = (cta * self._wpc + tid // WARP_SIZE) * WARP_SIZE + tid % WARP_SIZE
+        self._dense = tpc % WARP_SIZE == 0
+        # A 2-D affine row is tried only when a warp covers whole rows of the block.
+        self._dx2 = bx if bx < WARP_SIZE and WARP_SIZE % bx == 0 else 0
+        self._warp_cta = np.repeat(np.arange(n_ctas, dtype=np.int32), self._wpc)
+        self._warp_idx = np.tile(np.arange(self._wpc, dtype=np.int32), n_ctas)
+        self._gap = np.zeros(self._n_warps, dtype=np.uint32)
+        self._full_mask = self._warp_masks(None)
+        self._chunks: list[np.ndarray] = []
+        self._warps: list[np.ndarray] = []
+        self._explicit: list[np.ndarray] = []
+        self._n_explicit = 0
+
+    # -- per-warp helpers ---------------------------------------------------
+
+    def _padded(self, values: np.ndarray, fill: int = 0) -> np.ndarray:
+        if self._dense:
+            return values.reshape(self._n_warps, WARP_SIZE)
+        out = np.full(self._n_warps * WARP_SIZE, fill, dtype=values.dtype)
+        out[self._slot] = values
+        return out.reshape(self._n_warps, WARP_SIZE)
+
+    def _warp_masks(self, active: np.ndarray | None) -> np.ndarray:
+        if active is None:
+            active = np.ones(self.n_threads, dtype=bool)
+        else:
+            active = np.broadcast_to(np.asarray(active, dtype=bool), (self.n_threads,))
+        bits = self._padded(active.astype(np.uint32)) << _LANE.astype(np.uint32)[None, :]
+        return np.bitwise_or.reduce(bits, axis=1).astype(np.uint32)
+
+    def _take_gap(self, warps: np.ndarray) -> np.ndarray:
+        gap = self._gap[warps].copy()
+        self._gap[warps] = 0
+        return gap
+
+    def _append(self, warps: np.ndarray, rows: np.ndarray) -> None:
+        self._chunks.append(rows)
+        self._warps.append(warps)
+
+    # -- the kernel's statements ----------------------------------------------
+
+    def compute(self, n: int = 1, active: np.ndarray | None = None) -> None:
+        """Issue ``n`` compute instructions in every warp with an active thread."""
+        if n <= 0:
+            return
+        if active is None:
+            self._gap += np.uint32(n)
+        else:
+            self._gap[self._warp_masks(active) != 0] += np.uint32(n)
+
+    def barrier(self) -> None:
+        """``__syncthreads()``: a barrier row in every warp of every CTA."""
+        warps = np.arange(self._n_warps, dtype=np.int64)
+        rows = np.zeros(self._n_warps, dtype=INST_DTYPE)
+        rows["cta"] = self._warp_cta
+        rows["warp"] = self._warp_idx
+        rows["op"] = Op.BARRIER
+        rows["space"] = Space.NONE
+        rows["dx"] = WARP_SIZE
+        rows["mask"] = self._full_mask
+        rows["gap"] = self._take_gap(warps)
+        rows["lanes"] = -1
+        self._append(warps, rows)
+
+    def load(self, pc: int, addr, *, active=None, width: int = 4, space: Space = Space.GLOBAL) -> None:
+        """A load of ``width`` bytes per thread from byte address ``addr``."""
+        self.access(Op.LOAD, pc, addr, active=active, width=width, space=space)
+
+    def store(self, pc: int, addr, *, active=None, width: int = 4, space: Space = Space.GLOBAL) -> None:
+        """A store of ``width`` bytes per thread to byte address ``addr``."""
+        self.access(Op.STORE, pc, addr, active=active, width=width, space=space)
+
+    def atomic(self, pc: int, addr, *, active=None, width: int = 4, space: Space = Space.GLOBAL) -> None:
+        """An atomic read-modify-write of ``width`` bytes per thread."""
+        self.access(Op.ATOMIC, pc, addr, active=active, width=width, space=space)
+
+    def access(self, op: Op, pc: int, addr, *, active=None, width: int = 4,
+               space: Space = Space.GLOBAL) -> None:
+        """Append one memory instruction for every warp with an active thread.
+
+        Parameters
+        ----------
+        op : Op
+            LOAD, STORE or ATOMIC.
+        pc : int
+            Byte PC of the instruction.
+        addr : int or array of int
+            Byte address per thread (broadcast to all threads).
+        active : bool or array of bool, optional
+            Which threads execute the instruction (all when None).
+        width : int
+            Bytes per thread (1 to 255).
+        space : Space
+            Memory space of ``addr``.
+        """
+        if not 1 <= width <= 255:
+            raise ValueError(f"Access width must be 1 to 255 bytes, not {width}")
+        masks = self._full_mask if active is None else self._warp_masks(active)
+        warps = np.flatnonzero(masks)
+        if warps.size == 0:
+            return
+        addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (self.n_threads,))
+        lanes = self._padded(np.ascontiguousarray(addr))[warps]
+        masks = masks[warps]
+
+        rows = np.zeros(warps.size, dtype=INST_DTYPE)
+        rows["cta"] = self._warp_cta[warps]
+        rows["warp"] = self._warp_idx[warps]
+        rows["pc"] = pc
+        rows["op"] = op
+        rows["space"] = space
+        rows["width"] = width
+        rows["mask"] = masks
+        rows["gap"] = self._take_gap(warps)
+
+        base, sx, sy, dx, fits = self._affine(lanes, masks)
+        rows["base"] = base
+        rows["sx"] = sx
+        rows["sy"] = sy
+        rows["dx"] = dx
+        rows["lanes"] = -1
+        if not fits.all():
+            bad = np.flatnonzero(~fits)
+            active_lane = ((masks[bad, None] >> _LANE.astype(np.uint32)[None, :]) & 1).astype(bool)
+            explicit = np.where(active_lane, lanes[bad], 0).astype(np.uint64)
+            rows["lanes"][bad] = np.arange(self._n_explicit, self._n_explicit + bad.size)
+            rows["base"][bad] = 0
+            rows["dx"][bad] = WARP_SIZE
+            self._explicit.append(explicit)
+            self._n_explicit += bad.size
+        self._append(warps, rows)
+
+    def _affine(self, lanes: np.ndarray, masks: np.ndarray):
+        """Fit ``base + (l % dx)*sx + (l // dx)*sy`` to the active lanes of each row."""
+        return _fit_affine(lanes, masks, self._dx2)
+
+    def build(self) -> KernelTrace:
+        """Finish the kernel: rows in warp and program order, tails from pending compute."""
+        if self._chunks:
+            rows = np.concatenate(self._chunks)
+            warps = np.concatenate(self._warps)
+            rows = rows[_stable_order(warps, self._n_warps)]
+        else:
+            rows = np.zeros(0, dtype=INST_DTYPE)
+        explicit = (
+            np.concatenate(self._explicit) if self._explicit else np.zeros((0, WARP_SIZE), np.uint64)
+        )
+        return KernelTrace(
+            name=self.name,
+            grid=self.grid,
+            block=self.block,
+            insts=rows,
+            lane_addrs=explicit,
+            tail=self._gap.copy(),
+            shared_bytes=self.shared_bytes,
+            regs_per_thread=self.regs_per_thread,
+        )
+
+
+@nb.njit(cache=True, nogil=True)
+def _fits(row, mask, base, sx, sy, dx):
+    for lane in range(WARP_SIZE):
+        if (mask >> lane) & 1 and row[lane] != base + (lane % dx) * sx + (lane // dx) * sy:
+            return False
+    return True
+
+
+@nb.njit(cache=True, nogil=True)
+def _fit_affine(lanes, masks, dx2):
+    """Per row: (base, sx, sy, dx, fits) of the affine lane form, zeros where it does not fit."""
+    k = lanes.shape[0]
+    base = np.zeros(k, np.uint64)
+    sx = np.zeros(k, np.int32)
+    sy = np.zeros(k, np.int32)
+    dx = np.full(k, WARP_SIZE, np.uint8)
+    fits = np.zeros(k, np.bool_)
+    lo, hi = -(1 << 31), (1 << 31) - 1
+    for i in range(k):
+        row = lanes[i]
+        b = row[0]
+        s = row[1] - b
+        if b < 0 or s < lo or s > hi:
+            continue
+        if _fits(row, masks[i], b, s, 0, WARP_SIZE):
+            base[i], sx[i], fits[i] = b, s, True
+        elif dx2:
+            t = row[dx2] - b
+            if lo <= t <= hi and _fits(row, masks[i], b, s, t, dx2):
+                base[i], sx[i], sy[i], dx[i], fits[i] = b, s, t, dx2, True
+    return base, sx, sy, dx, fits
+
+
+@nb.njit(cache=True, nogil=True)
+def _stable_order(warps, n_warps):
+    """Permutation that sorts rows by warp, keeping program order within a warp (counting sort)."""
+    start = np.zeros(n_warps + 1, np.int64)
+    for w in warps:
+        start[w + 1] += 1
+    for w in range(n_warps):
+        start[w + 1] += start[w]
+    order = np.empty(warps.size, np.int64)
+    for i in range(warps.size):
+        w = warps[i]
+        order[start[w]] = i
+        start[w] += 1
+    return order
