@@ -118,20 +118,25 @@ class KernelBuilder:
 
     # -- per-warp helpers ---------------------------------------------------
 
-    def _padded(self, values: np.ndarray, fill: int = 0) -> np.ndarray:
+    def _padded(self, values: np.ndarray) -> np.ndarray:
+        """``[..., n_threads]`` -> ``[..., n_warps, 32]``, missing lanes of partial warps 0."""
+        lead = values.shape[:-1]
         if self._dense:
-            return values.reshape(self._n_warps, WARP_SIZE)
-        out = np.full(self._n_warps * WARP_SIZE, fill, dtype=values.dtype)
-        out[self._slot] = values
-        return out.reshape(self._n_warps, WARP_SIZE)
+            return values.reshape(*lead, self._n_warps, WARP_SIZE)
+        out = np.zeros((*lead, self._n_warps * WARP_SIZE), dtype=values.dtype)
+        out[..., self._slot] = values
+        return out.reshape(*lead, self._n_warps, WARP_SIZE)
 
     def _warp_masks(self, active: np.ndarray | None) -> np.ndarray:
+        """Active-lane masks ``[..., n_warps]`` from per-thread flags ``[..., n_threads]``."""
         if active is None:
             active = np.ones(self.n_threads, dtype=bool)
         else:
-            active = np.broadcast_to(np.asarray(active, dtype=bool), (self.n_threads,))
-        bits = self._padded(active.astype(np.uint32)) << _LANE.astype(np.uint32)[None, :]
-        return np.bitwise_or.reduce(bits, axis=1).astype(np.uint32)
+            active = np.asarray(active, dtype=bool)
+            if active.ndim == 0:
+                active = np.broadcast_to(active, (self.n_threads,))
+        bits = self._padded(active.astype(np.uint32)) << _LANE.astype(np.uint32)
+        return np.bitwise_or.reduce(bits, axis=-1).astype(np.uint32)
 
     def _take_gap(self, warps: np.ndarray) -> np.ndarray:
         gap = self._gap[warps].copy()
@@ -198,25 +203,62 @@ class KernelBuilder:
         space : Space
             Memory space of ``addr``.
         """
-        if not 1 <= width <= 255:
-            raise ValueError(f"Access width must be 1 to 255 bytes, not {width}")
-        masks = self._full_mask if active is None else self._warp_masks(active)
-        warps = np.flatnonzero(masks)
+        addr = np.asarray(addr, dtype=np.int64)
+        active = None if active is None else np.asarray(active, dtype=bool)[None, ...]
+        self.sequence(op, pc, addr[None, ...], active=active, widths=width, space=space)
+
+    def sequence(self, ops, pcs, addrs, *, active=None, widths=4, gaps=0,
+                 space=Space.GLOBAL) -> None:
+        """Append ``k`` memory instructions in program order with one call.
+
+        The batched form of :meth:`access` for loops: row ``i`` of ``addrs``
+        is the ``i``-th instruction every thread executes. Chunk long loops
+        (``k * n_threads`` addresses are held at once).
+
+        Parameters
+        ----------
+        ops, pcs, widths : int or array of int
+            Operation, PC and bytes per thread of each instruction (scalar or length ``k``).
+        addrs : array of int
+            ``[k, n_threads]`` byte addresses (``[k, 1]`` broadcasts over threads).
+        active : array of bool, optional
+            ``[k, n_threads]`` (or ``[k, 1]``) active threads; all when None.
+        gaps : int or array of int
+            Compute instructions every warp issues before each instruction (a warp
+            that skips an instruction carries them to its next row).
+        space : Space or array of Space
+            Memory space of each instruction.
+        """
+        addrs = np.asarray(addrs, dtype=np.int64)
+        if addrs.ndim != 2:
+            raise ValueError(f"Addresses must be a [k, n_threads] array, not shape {addrs.shape}")
+        k = addrs.shape[0]
+        vec = {name: np.broadcast_to(np.asarray(v), (k,)) for name, v in
+               (("op", ops), ("pc", pcs), ("width", widths), ("gap", gaps), ("space", space))}
+        if np.any((vec["width"] < 1) | (vec["width"] > 255)):
+            raise ValueError(f"Access width must be 1 to 255 bytes, not {vec['width'].tolist()}")
+        if active is None:
+            masks = np.broadcast_to(self._full_mask, (k, self._n_warps))
+        else:
+            act = np.broadcast_to(np.asarray(active, dtype=bool), (k, self.n_threads))
+            masks = self._warp_masks(act)
+        entry, warps = np.nonzero(masks)
         if warps.size == 0:
+            self._gap += np.uint32(vec["gap"].sum())
             return
-        addr = np.broadcast_to(np.asarray(addr, dtype=np.int64), (self.n_threads,))
-        lanes = self._padded(np.ascontiguousarray(addr))[warps]
-        masks = masks[warps]
+        addrs = np.broadcast_to(addrs, (k, self.n_threads))
+        lanes = self._padded(addrs)[entry, warps]
+        masks = masks[entry, warps]
 
         rows = np.zeros(warps.size, dtype=INST_DTYPE)
         rows["cta"] = self._warp_cta[warps]
         rows["warp"] = self._warp_idx[warps]
-        rows["pc"] = pc
-        rows["op"] = op
-        rows["space"] = space
-        rows["width"] = width
+        rows["pc"] = vec["pc"][entry]
+        rows["op"] = vec["op"][entry]
+        rows["space"] = vec["space"][entry]
+        rows["width"] = vec["width"][entry]
         rows["mask"] = masks
-        rows["gap"] = self._take_gap(warps)
+        rows["gap"] = self._sequence_gaps(entry, warps, vec["gap"].astype(np.int64))
 
         base, sx, sy, dx, fits = self._affine(lanes, masks)
         rows["base"] = base
@@ -234,6 +276,22 @@ class KernelBuilder:
             self._explicit.append(explicit)
             self._n_explicit += bad.size
         self._append(warps, rows)
+
+    def _sequence_gaps(self, entry: np.ndarray, warps: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+        """Gap of each (entry, warp) row; leaves the compute after each warp's last row pending."""
+        csum = np.cumsum(gaps)  # compute issued up to and including entry i's own gap
+        order = np.lexsort((entry, warps))
+        e, w = entry[order], warps[order]
+        first = np.r_[True, w[1:] != w[:-1]]
+        prev = np.where(first, 0, csum[np.maximum(np.r_[0, e[:-1]], 0)])
+        gap = csum[e] - prev
+        gap[first] += self._gap[w[first]]
+        out = np.empty_like(gap)
+        out[order] = gap
+        last = np.r_[w[1:] != w[:-1], True]
+        self._gap += np.uint32(csum[-1])
+        self._gap[w[last]] = (csum[-1] - csum[e[last]]).astype(np.uint32)
+        return out.astype(np.uint32)
 
     def _affine(self, lanes: np.ndarray, masks: np.ndarray):
         """Fit ``base + (l % dx)*sx + (l // dx)*sy`` to the active lanes of each row."""
