@@ -1,1 +1,5 @@
-"""rtl/predictor."""
+"""tian15's PC-based bypass predictor: prediction table and L1 tag/metadata unit."""
+
+from rtl.predictor.prediction_table import PredictionTable
+
+__all__ = ["PredictionTable"]

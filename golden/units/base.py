@@ -1,0 +1,77 @@
+"""Cycle-level reference models of the RTL units, and their transaction logs.
+
+A unit model has the same ports as its RTL component (names, widths), the
+same latency and the same state. :meth:`UnitModel.step` is one clock cycle:
+it takes the values of the input ports during the cycle, returns the values
+of the output ports during the cycle (from the state before the clock edge,
+as combinational logic would show them), then applies the clock edge.
+
+A *transaction log* is a numpy structured array with one row per cycle:
+every input port, then every expected output port (prefixed ``exp_``).
+The golden model writes logs from whole-workload runs (compiled code fills
+the same columns); the replayers in ``tb/`` drive the inputs into the RTL
+and compare every output every cycle.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+__all__ = ["UnitModel", "log_dtype", "port_dtype"]
+
+
+def port_dtype(width: int) -> str:
+    """Smallest unsigned numpy type holding a ``width``-bit port."""
+    for bits, name in ((8, "u1"), (16, "<u2"), (32, "<u4"), (64, "<u8")):
+        if width <= bits:
+            return name
+    raise ValueError(f"Port width must be at most 64 bits, not {width}")
+
+
+def log_dtype(inputs: dict[str, int], outputs: dict[str, int]) -> np.dtype:
+    """Transaction-log row: the inputs, then ``exp_<name>`` for each output."""
+    fields = [(name, port_dtype(w)) for name, w in inputs.items()]
+    fields += [(f"exp_{name}", port_dtype(w)) for name, w in outputs.items()]
+    return np.dtype(fields)
+
+
+class UnitModel(ABC):
+    """Base of the cycle-level unit models.
+
+    Subclasses set :attr:`inputs` and :attr:`outputs` (port name -> width in
+    bits, in the RTL's port order) in ``__init__`` and implement
+    :meth:`reset` and :meth:`step`.
+    """
+
+    inputs: dict[str, int]
+    outputs: dict[str, int]
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Return to the state after reset."""
+
+    @abstractmethod
+    def step(self, **inputs: int) -> dict[str, int]:
+        """One clock cycle: outputs during the cycle, then the clock edge."""
+
+    @property
+    def log_dtype(self) -> np.dtype:
+        """dtype of this unit's transaction-log rows."""
+        return log_dtype(self.inputs, self.outputs)
+
+    def run(self, stimulus: np.ndarray) -> np.ndarray:
+        """Step through ``stimulus`` (rows with the input columns); return the full log.
+
+        Slow (Python per cycle): for unit tests and short slices. Whole
+        workloads get their logs from the compiled policy code.
+        """
+        log = np.zeros(len(stimulus), dtype=self.log_dtype)
+        for name in self.inputs:
+            log[name] = stimulus[name]
+        for i in range(len(stimulus)):
+            out = self.step(**{name: int(stimulus[name][i]) for name in self.inputs})
+            for name, value in out.items():
+                log[f"exp_{name}"][i] = value
+        return log
