@@ -1,0 +1,47 @@
+"""Closed-loop random stimulus: inputs chosen cycle by cycle while a unit model runs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from golden.units.base import UnitModel
+from golden.units.l1_tag_unit import L1TagUnit
+
+__all__ = ["record", "l1_tag_inputs"]
+
+
+def record(model: UnitModel, n: int, next_inputs: Callable[[UnitModel], dict[str, int]]) -> np.ndarray:
+    """Run ``model`` for ``n`` cycles with ``next_inputs(model)`` and return the transaction log."""
+    log = np.zeros(n, dtype=model.log_dtype)
+    cols = {name: log[name] for name in log.dtype.names}
+    for i in range(n):
+        ins = {name: 0 for name in model.inputs}
+        ins.update(next_inputs(model))
+        for name, v in ins.items():
+            cols[name][i] = v
+        for name, v in model.step(**ins).items():
+            cols[f"exp_{name}"][i] = v
+    return log
+
+
+def l1_tag_inputs(rng: np.random.Generator, *, lines: int, pcs: int, p_store: float = 0.15,
+                  p_idle: float = 0.1, p_l2: float = 0.7, p_bit: float = 0.3) -> Callable:
+    """Input generator for :class:`L1TagUnit`: requests over ``lines`` lines from ``pcs`` PCs.
+
+    While a load miss waits, the L2 answers with probability ``p_l2`` per cycle,
+    with ``bypassBit = 1`` with probability ``p_bit``.
+    """
+
+    def gen(unit: L1TagUnit) -> dict[str, int]:
+        if unit.waiting is not None:
+            if rng.random() < p_l2:
+                return {"l2_valid": 1, "l2_bit": int(rng.random() < p_bit)}
+            return {}
+        if rng.random() < p_idle:
+            return {}
+        return {"req_valid": 1, "req_line": int(rng.integers(0, lines)),
+                "req_pc": 0x100 + 8 * int(rng.integers(0, pcs)), "req_store": int(rng.random() < p_store)}
+
+    return gen
