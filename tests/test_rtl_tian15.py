@@ -82,7 +82,8 @@ class TestAmaranthSim:
         stim["inc_en"][:18], stim["inc_idx"][:18] = 1, 5
         stim["dec_en"][18:], stim["dec_idx"][18:] = 1, 5
         log = GoldenTable().run(stim)
-        assert log["exp_lookup_count"].tolist() == list(range(16)) + [15, 15] + list(range(15, -1, -1)) + [0, 0]
+        expected = list(range(16)) + [15, 15] + list(range(15, -1, -1)) + [0, 0]
+        assert log["exp_lookup_count"].tolist() == expected
         assert log["exp_lookup_bypass"].tolist() == [int(c >= 8) for c in log["exp_lookup_count"]]
         assert replay_amaranth(PredictionTable(), log).ok
 

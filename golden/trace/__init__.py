@@ -1,12 +1,21 @@
-"""The data model of GPU work: per-warp instruction streams, coalescing, files.
+"""The data model of GPU work: per-warp instruction streams, coalescing, files, imports.
 
 Re-exports the public names of the subpackage.
 """
 
+from golden.trace.accelsim import read_accelsim, read_kernel_trace
 from golden.trace.builder import KernelBuilder
 from golden.trace.coalesce import ACCESS_DTYPE, coalesce
 from golden.trace.io import FORMAT_VERSION, load_workload, save_workload
-from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload, lane_addresses
+from golden.trace.model import (
+    INST_DTYPE,
+    WARP_SIZE,
+    KernelTrace,
+    Op,
+    Space,
+    Workload,
+    lane_addresses,
+)
 
 __all__ = [
     "ACCESS_DTYPE",
@@ -21,5 +30,7 @@ __all__ = [
     "coalesce",
     "lane_addresses",
     "load_workload",
+    "read_accelsim",
+    "read_kernel_trace",
     "save_workload",
 ]

@@ -28,10 +28,60 @@ import numpy as np
 
 from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space
 
-__all__ = ["KernelBuilder"]
+__all__ = ["KernelBuilder", "affine_dx2", "encode_lanes", "fit_affine"]
 
 _LANE = np.arange(WARP_SIZE, dtype=np.int64)
 
+
+
+def affine_dx2(block_x: int) -> int:
+    """Lanes per row of the 2-D affine form for CTAs ``block_x`` threads wide (0: 1-D only).
+
+    A 2-D row is tried only when a warp covers whole rows of the block.
+    """
+    return block_x if block_x < WARP_SIZE and WARP_SIZE % block_x == 0 else 0
+
+
+def encode_lanes(rows: np.ndarray, lanes: np.ndarray, masks: np.ndarray, dx2: int,
+                 first_explicit: int) -> np.ndarray:
+    """Fill the address fields of ``rows`` from per-lane addresses.
+
+    Rows whose active lanes fit the affine form get ``base``/``sx``/``sy``/``dx``;
+    the others get ``lanes = first_explicit, first_explicit + 1, ...`` and their
+    addresses are returned, in order, for the kernel's ``lane_addrs``.
+
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        INST_DTYPE rows, modified in place.
+    lanes : numpy.ndarray
+        ``int64[k, 32]`` byte address of every lane (inactive lanes: any value).
+    masks : numpy.ndarray
+        ``uint32[k]`` active-lane masks.
+    dx2 : int
+        See :func:`affine_dx2`.
+    first_explicit : int
+        Index of the next free row of the kernel's ``lane_addrs``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint64[m, 32]`` explicit lane addresses (inactive lanes 0).
+    """
+    base, sx, sy, dx, fits = fit_affine(lanes, masks, dx2)
+    rows["base"] = base
+    rows["sx"] = sx
+    rows["sy"] = sy
+    rows["dx"] = dx
+    rows["lanes"] = -1
+    bad = np.flatnonzero(~fits)
+    if not bad.size:
+        return np.zeros((0, WARP_SIZE), np.uint64)
+    active = ((masks[bad, None] >> _LANE.astype(np.uint32)[None, :]) & 1).astype(bool)
+    rows["lanes"][bad] = np.arange(first_explicit, first_explicit + bad.size)
+    rows["base"][bad] = 0
+    rows["dx"][bad] = WARP_SIZE
+    return np.where(active, lanes[bad], 0).astype(np.uint64)
 
 
 class KernelBuilder:
@@ -105,8 +155,7 @@ class KernelBuilder:
         # Slot of each thread in a padded [n_warps, 32] array.
         self._slot = (cta * self._wpc + tid // WARP_SIZE) * WARP_SIZE + tid % WARP_SIZE
         self._dense = tpc % WARP_SIZE == 0
-        # A 2-D affine row is tried only when a warp covers whole rows of the block.
-        self._dx2 = bx if bx < WARP_SIZE and WARP_SIZE % bx == 0 else 0
+        self._dx2 = affine_dx2(bx)
         self._warp_cta = np.repeat(np.arange(n_ctas, dtype=np.int32), self._wpc)
         self._warp_idx = np.tile(np.arange(self._wpc, dtype=np.int32), n_ctas)
         self._gap = np.zeros(self._n_warps, dtype=np.uint32)
@@ -260,21 +309,10 @@ class KernelBuilder:
         rows["mask"] = masks
         rows["gap"] = self._sequence_gaps(entry, warps, vec["gap"].astype(np.int64))
 
-        base, sx, sy, dx, fits = self._affine(lanes, masks)
-        rows["base"] = base
-        rows["sx"] = sx
-        rows["sy"] = sy
-        rows["dx"] = dx
-        rows["lanes"] = -1
-        if not fits.all():
-            bad = np.flatnonzero(~fits)
-            active_lane = ((masks[bad, None] >> _LANE.astype(np.uint32)[None, :]) & 1).astype(bool)
-            explicit = np.where(active_lane, lanes[bad], 0).astype(np.uint64)
-            rows["lanes"][bad] = np.arange(self._n_explicit, self._n_explicit + bad.size)
-            rows["base"][bad] = 0
-            rows["dx"][bad] = WARP_SIZE
+        explicit = encode_lanes(rows, lanes, masks, self._dx2, self._n_explicit)
+        if len(explicit):
             self._explicit.append(explicit)
-            self._n_explicit += bad.size
+            self._n_explicit += len(explicit)
         self._append(warps, rows)
 
     def _sequence_gaps(self, entry: np.ndarray, warps: np.ndarray, gaps: np.ndarray) -> np.ndarray:
@@ -292,10 +330,6 @@ class KernelBuilder:
         self._gap += np.uint32(csum[-1])
         self._gap[w[last]] = (csum[-1] - csum[e[last]]).astype(np.uint32)
         return out.astype(np.uint32)
-
-    def _affine(self, lanes: np.ndarray, masks: np.ndarray):
-        """Fit ``base + (l % dx)*sx + (l // dx)*sy`` to the active lanes of each row."""
-        return _fit_affine(lanes, masks, self._dx2)
 
     def build(self) -> KernelTrace:
         """Finish the kernel: rows in warp and program order, tails from pending compute."""
@@ -329,7 +363,7 @@ def _fits(row, mask, base, sx, sy, dx):
 
 
 @nb.njit(cache=True, nogil=True)
-def _fit_affine(lanes, masks, dx2):
+def fit_affine(lanes, masks, dx2):
     """Per row: (base, sx, sy, dx, fits) of the affine lane form, zeros where it does not fit."""
     k = lanes.shape[0]
     base = np.zeros(k, np.uint64)

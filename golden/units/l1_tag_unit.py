@@ -85,7 +85,8 @@ class L1TagUnit(UnitModel):
             if not isinstance(v, int) or v < 1 or v & (v - 1):
                 raise ValueError(f"{name} must be a positive power of 2, not {v}")
         if replacement not in UNIT_REPLACEMENTS:
-            raise ValueError(f"Replacement must be one of {', '.join(UNIT_REPLACEMENTS)}, not {replacement!r}")
+            raise ValueError(f"Replacement must be one of {', '.join(UNIT_REPLACEMENTS)}, "
+                             f"not {replacement!r}")
         if not (sets.bit_length() - 1) < line_bits <= 62:
             raise ValueError(f"Line address width must be more than the index bits and at most 62, "
                              f"not {line_bits}")
