@@ -31,8 +31,9 @@ def bits_log(n, seed, sets=8, ways=4):
 
     def gen(_):
         return {"req_valid": int(rng.random() < 0.8), "req_set": int(rng.integers(0, sets)),
-                "req_way": int(rng.integers(0, ways)), "req_hit": int(rng.random() < 0.7),
-                "req_bypass": int(rng.random() < 0.5)}
+                "req_way": int(rng.integers(0, ways)), "req_bypass": int(rng.random() < 0.5),
+                "fill_valid": int(rng.random() < 0.2), "fill_set": int(rng.integers(0, sets)),
+                "fill_way": int(rng.integers(0, ways))}
 
     return record(GoldenBits(sets=sets, ways=ways), n, gen)
 
@@ -124,7 +125,7 @@ class TestAmaranthSim:
             rows += [{"req_valid": 1, "req_line": ln, "req_pc": 0x100}, {"l2_valid": 1}]
         it = iter(rows)
         log = record(g, len(rows), lambda _: next(it))
-        assert log["exp_fill_way"][1::2].tolist() == [0, 1, 2, 3, 0]
+        assert log["exp_fill_way"][1::2].tolist() == [0, 1, 2, 3, 0]  # the fifth replaces way 0
         assert replay_amaranth(L1TagUnit(**SMALL, replacement="plru"), log).ok
 
     def test_l1_bypass_bit_correction(self):

@@ -82,27 +82,33 @@ class TestPredictionTable:
 class TestBypassBits:
     def test_listing1_sequence(self):
         b = BypassBits(sets=4, ways=2)
-        # predicted bypass of a block just filled in L2: bit 0 -> bypass, L2 records 1
-        assert b.step(req_valid=1, req_set=1, req_way=1, req_hit=0, req_bypass=1)["resp_bit"] == 0
+        # the L2 fills a line, then a predicted bypass of it: bit 0 -> bypass, L2 records 1
+        assert b.step(fill_valid=1, fill_set=1, fill_way=1)["resp_bit"] == 0
+        assert b.step(req_valid=1, req_set=1, req_way=1, req_bypass=1)["resp_bit"] == 0
         assert b.bits[1, 1] == 1
         # re-referenced while in L2, predicted bypass again: bit 1 returned -> install; cleared
-        assert b.step(req_valid=1, req_set=1, req_way=1, req_hit=1, req_bypass=1)["resp_bit"] == 1
+        assert b.step(req_valid=1, req_set=1, req_way=1, req_bypass=1)["resp_bit"] == 1
         assert b.bits[1, 1] == 0
         # a non-bypassed request reads and clears
         b.bits[2, 0] = 1
-        assert b.step(req_valid=1, req_set=2, req_way=0, req_hit=1, req_bypass=0)["resp_bit"] == 1
+        assert b.step(req_valid=1, req_set=2, req_way=0, req_bypass=0)["resp_bit"] == 1
         assert b.bits[2, 0] == 0
 
-    def test_fill_has_no_history(self):
+    def test_fill_clears_and_wins(self):
         b = BypassBits(sets=4, ways=2)
-        b.bits[0, 0] = 1  # left by the line this fill replaced
-        assert b.step(req_valid=1, req_set=0, req_way=0, req_hit=0, req_bypass=0)["resp_bit"] == 0
+        b.bits[0, 0] = 1  # left by the line this fill replaces
+        assert b.step(fill_valid=1, fill_set=0, fill_way=0)["resp_bit"] == 0
         assert b.bits[0, 0] == 0
+        # request and fill of the same line in one cycle: the request reads, the clear wins
+        b.bits[3, 1] = 0
+        assert b.step(req_valid=1, req_set=3, req_way=1, req_bypass=1,
+                      fill_valid=1, fill_set=3, fill_way=1)["resp_bit"] == 0
+        assert b.bits[3, 1] == 0
 
     def test_idle_cycle_changes_nothing(self):
         b = BypassBits(sets=4, ways=2)
         b.bits[3, 1] = 1
-        assert b.step(req_valid=0, req_set=3, req_way=1, req_hit=1)["resp_bit"] == 0
+        assert b.step(req_valid=0, req_set=3, req_way=1)["resp_bit"] == 0
         assert b.bits[3, 1] == 1
 
     def test_init_wrong(self):

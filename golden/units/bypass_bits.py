@@ -4,17 +4,23 @@ Ports (the RTL ``rtl.bypass.BypassBits`` has the same)::
 
     in   req_valid              an L1 miss request reaches the L2
     in   req_set, req_way       the L2 line that serves it
-    in   req_hit                1: the line was already in the L2; 0: the L2 just filled it
     in   req_bypass             the L1 predicted bypass (tian15 Listing 1, SendMemReq)
+    in   fill_valid             the L2 (re)fills a line, for any reason
+    in   fill_set, fill_way     the line filled
     out  resp_bit               bypassBit returned with the data
 
 Behaviour, from tian15 Listing 1 and Section 3.1: the request reads the
 line's bit and clears it (``L2Block[address].bypassBit = false``); when the
 L1 predicted bypass and the bit was 0, the L1 does bypass, and the L2
-records it (``bypassBit = 1``). So, per request::
+records it (``bypassBit = 1``). A line the L2 fills has no history, so a
+fill clears its bit. Per cycle::
 
-    resp_bit = req_hit ? bits[set][way] : 0     (a freshly filled line has no history)
-    bits[set][way] <= req_bypass & ~resp_bit
+    resp_bit = req_valid ? bits[req_set][req_way] : 0
+    if req_valid:  bits[req_set][req_way] <= req_bypass & ~resp_bit
+    if fill_valid: bits[fill_set][fill_way] <= 0      (wins over the request's write)
+
+The L2 fills a line before it serves the request that missed on it, so
+a request for a line just filled reads 0.
 
 A bypass predicted while the bit was 1 is the misprediction the bit
 corrects: the L1 installs the block and the bit is left cleared. The bit
@@ -37,9 +43,9 @@ __all__ = ["BypassBits", "bypass_bit_request"]
 
 
 @nb.njit(cache=True, inline="always")
-def bypass_bit_request(bits, s, w, hit, predicted_bypass):
+def bypass_bit_request(bits, s, w, predicted_bypass):
     """One request to the store (see the module docstring); returns ``resp_bit``."""
-    resp = bits[s, w] if hit else 0
+    resp = bits[s, w]
     bits[s, w] = 1 if (predicted_bypass and not resp) else 0
     return resp
 
@@ -64,17 +70,20 @@ class BypassBits(UnitModel):
         if ways < 1:
             raise ValueError(f"Ways must be positive, not {ways}")
         self.sets, self.ways = sets, ways
-        self.inputs = {"req_valid": 1, "req_set": max(1, (sets - 1).bit_length()),
-                       "req_way": max(1, (ways - 1).bit_length()), "req_hit": 1, "req_bypass": 1}
+        sb, wb = max(1, (sets - 1).bit_length()), max(1, (ways - 1).bit_length())
+        self.inputs = {"req_valid": 1, "req_set": sb, "req_way": wb, "req_bypass": 1,
+                       "fill_valid": 1, "fill_set": sb, "fill_way": wb}
         self.outputs = {"resp_bit": 1}
         self.reset()
 
     def reset(self) -> None:
         self.bits = np.zeros((self.sets, self.ways), dtype=np.uint8)
 
-    def step(self, *, req_valid: int = 0, req_set: int = 0, req_way: int = 0, req_hit: int = 0,
-             req_bypass: int = 0) -> dict[str, int]:
-        if not req_valid:
-            return {"resp_bit": 0}
-        return {"resp_bit": int(bypass_bit_request(self.bits, req_set, req_way, bool(req_hit),
-                                                   bool(req_bypass)))}
+    def step(self, *, req_valid: int = 0, req_set: int = 0, req_way: int = 0, req_bypass: int = 0,
+             fill_valid: int = 0, fill_set: int = 0, fill_way: int = 0) -> dict[str, int]:
+        resp = 0
+        if req_valid:
+            resp = int(bypass_bit_request(self.bits, req_set, req_way, bool(req_bypass)))
+        if fill_valid:
+            self.bits[fill_set, fill_way] = 0
+        return {"resp_bit": resp}

@@ -24,17 +24,23 @@ PC (``table[hash(pc)] >= threshold``), shown on every request.
   store when ``store_reuse``): ``table[hpc[way]]--`` and ``hpc[way] =
   hash(pc)`` (Listing 1); for every hit the replacement state is touched.
 * Store miss: no allocation (write-through, no write-allocate); nothing
-  changes. ``lookup_way`` shows the would-be victim.
-* Load miss (``lookup_way`` = victim way, the engine's rule: lowest invalid
-  way, else the replacement policy's). If not predicted bypass and the
-  victim is valid, ``table[hpc[victim]]++`` at the edge (Listing 1's
-  increment; an invalid victim has no hashed PC to train). The unit then
-  waits (``req_ready = 0``) for ``l2_valid``.
-* In the cycle of ``l2_valid``: ``fill_valid = 1``, ``fill_way`` = the
-  victim, ``fill_install = !predicted | l2_bit`` (Listing 1: a set bypassBit
-  overrides a bypass prediction). If it installs: tag, ``hpc = hash(pc)``
-  and the replacement insert at the edge; the corrected install does **not**
-  increment the victim's counter (as in Listing 1). Then ready again.
+  changes; ``lookup_way = 0``.
+* Load miss (``lookup_way = 0``). The unit picks the victim now (the
+  engine's rule: lowest invalid way, else the replacement policy's) and
+  keeps it. If not predicted bypass and the victim is valid,
+  ``table[hpc[victim]]++`` at the edge (Listing 1's increment; an invalid
+  victim has no hashed PC to train). The unit then waits (``req_ready = 0``)
+  for ``l2_valid``.
+* In the cycle of ``l2_valid``: ``fill_valid = 1``, ``fill_install =
+  !predicted | l2_bit`` (Listing 1: a set bypassBit overrides a bypass
+  prediction) and ``fill_way`` = the victim when installing, else 0. If it
+  installs: tag, ``hpc = hash(pc)`` and the replacement insert at the edge;
+  the corrected install does **not** increment the victim's counter (as in
+  Listing 1). Then ready again.
+
+The victim way shows only when it is filled: the golden cache engine picks
+its victim when the line arrives, which in this blocking unit is the same
+choice, and never picks one for a bypassed line.
 
 Latency: hit 1 cycle; load miss 1 cycle + the L2's response time.
 """
@@ -133,7 +139,7 @@ class L1TagUnit(UnitModel):
             if l2_valid:
                 line, h, victim, predicted = self.waiting
                 install = (not predicted) or bool(l2_bit)
-                out.update(fill_valid=1, fill_install=int(install), fill_way=victim)
+                out.update(fill_valid=1, fill_install=int(install), fill_way=victim if install else 0)
                 if install:
                     s = line & (self.sets - 1)
                     self.tag[s * self.ways + victim] = line
@@ -159,7 +165,6 @@ class L1TagUnit(UnitModel):
             return out
         victim = int(choose_victim(self._kind, self.tag, self.stamp, self.freq, self.tree, self.rng,
                                    0, s, base, self.ways))
-        out["lookup_way"] = victim
         if req_store:
             return out
         if not predicted and self.tag[base + victim] >= 0:

@@ -13,15 +13,16 @@ __all__ = ["BypassBits"]
 class BypassBits(wiring.Component):
     """One ``bypassBit`` per L2 line (tian15 Section 3.1, Listing 1).
 
-    The golden model is ``golden.units.bypass_bits.BypassBits``. Per request
-    (``req_valid``)::
+    The golden model is ``golden.units.bypass_bits.BypassBits``. Per cycle::
 
-        resp_bit = req_hit ? bits[set][way] : 0
-        bits[set][way] <= req_bypass & ~resp_bit
+        resp_bit = req_valid ? bits[req_set][req_way] : 0
+        if req_valid:  bits[req_set][req_way] <= req_bypass & ~resp_bit
+        if fill_valid: bits[fill_set][fill_way] <= 0      (wins on the same line)
 
-    ``resp_bit`` is combinational (same cycle); the update lands at the
-    clock edge. The store is a memory of ``sets * ways`` one-bit words,
-    addressed ``set * ways + way``; ``rst`` does not clear it (it starts at 0).
+    ``resp_bit`` is combinational (same cycle); updates land at the clock
+    edge. The store is a memory of ``sets * ways`` one-bit words, addressed
+    ``set * ways + way``, with one read and two write ports; ``rst`` does not
+    clear it (it starts at 0).
 
     Parameters
     ----------
@@ -32,9 +33,11 @@ class BypassBits(wiring.Component):
 
     Members
     -------
-    req_valid, req_set, req_way, req_hit, req_bypass : In
-        An L1 miss request at the L2 line (set, way); ``req_hit`` is 0 when the
-        L2 has just filled the line; ``req_bypass`` is the L1's prediction.
+    req_valid, req_set, req_way, req_bypass : In
+        An L1 miss request served by the L2 line (set, way); ``req_bypass`` is
+        the L1's prediction.
+    fill_valid, fill_set, fill_way : In
+        The L2 fills the line (set, way): its bit is cleared.
     resp_bit : Out(1)
         The bypassBit returned with the data.
 
@@ -50,12 +53,15 @@ class BypassBits(wiring.Component):
         if not isinstance(ways, int) or ways < 1:
             raise ValueError(f"Ways must be positive, not {ways}")
         self._sets, self._ways = sets, ways
+        sb, wb = max(1, ceil_log2(sets)), max(1, ceil_log2(ways))
         super().__init__({
             "req_valid": In(1),
-            "req_set": In(max(1, ceil_log2(sets))),
-            "req_way": In(max(1, ceil_log2(ways))),
-            "req_hit": In(1),
+            "req_set": In(sb),
+            "req_way": In(wb),
             "req_bypass": In(1),
+            "fill_valid": In(1),
+            "fill_set": In(sb),
+            "fill_way": In(wb),
             "resp_bit": Out(1),
         })
 
@@ -77,13 +83,19 @@ class BypassBits(wiring.Component):
         m.submodules.bits = bits = memory.Memory(shape=1, depth=self.storage_bits, init=[])
         rd = bits.read_port(domain="comb")
         wr = bits.write_port()
+        clr = bits.write_port()
         addr = self.req_set * self._ways + self.req_way
-        resp = Mux(self.req_valid & self.req_hit, rd.data, 0)
+        fill_addr = self.fill_set * self._ways + self.fill_way
+        resp = Mux(self.req_valid, rd.data, 0)
         m.d.comb += [
             rd.addr.eq(addr),
             wr.addr.eq(addr),
             self.resp_bit.eq(resp),
             wr.data.eq(self.req_bypass & ~resp),
-            wr.en.eq(self.req_valid),
+            # The fill's clear wins: the request's write is dropped on the same line.
+            wr.en.eq(self.req_valid & ~(self.fill_valid & (fill_addr == addr))),
+            clr.addr.eq(fill_addr),
+            clr.data.eq(0),
+            clr.en.eq(self.fill_valid),
         ]
         return m

@@ -59,9 +59,9 @@ class L1TagUnit(wiring.Component):
     req_ready : Out(1)
         No load miss is waiting.
     lookup_hit, lookup_way, lookup_predict : Out
-        Hit, hit way or victim way, and the PC's bypass prediction.
+        Hit, hit way (0 on a miss), and the PC's bypass prediction.
     fill_valid, fill_install, fill_way : Out
-        The waiting miss resolves: install (1) or bypass (0), and the way.
+        The waiting miss resolves: install (1) or bypass (0), and the way filled (0 when bypassing).
 
     Raises
     ------
@@ -207,7 +207,7 @@ class L1TagUnit(wiring.Component):
         m.d.comb += [
             self.req_ready.eq(~waiting),
             self.lookup_hit.eq(take & hit),
-            self.lookup_way.eq(Mux(take, Mux(hit, hit_way, victim), 0)),
+            self.lookup_way.eq(Mux(take & hit, hit_way, 0)),
             self.lookup_predict.eq(take & predict),
             table.dec_en.eq(train_hit),
             table.dec_idx.eq(Cat(*hpc).word_select(hit_way, hb)),
@@ -220,7 +220,7 @@ class L1TagUnit(wiring.Component):
         m.d.comb += [
             self.fill_valid.eq(fill),
             self.fill_install.eq(install),
-            self.fill_way.eq(Mux(fill, w_victim, 0)),
+            self.fill_way.eq(Mux(install, w_victim, 0)),
         ]
 
         # Writes: the hashed PC of a trained hit, or a whole installed line.
