@@ -81,10 +81,12 @@ def test_v3_lane_addresses(v3):
         lanes({0: G + 0x800, 8: G + 0x800 - 32}),  # base_delta, negative delta
     ]
     np.testing.assert_array_equal(got, np.array(expected))
-    # Affine where the active lanes lie on one stride, explicit otherwise.
-    assert k.insts["lanes"].tolist() == [-1, 0, -1, -1, -1, -1, 1, -1]
+    # Affine where the active lanes fit base + (l % dx)*sx + (l // dx)*sy, explicit otherwise:
+    # row 6 (lanes 0 and 31) fits 16-lane groups with sy = 0x1000; row 1 fits no form.
+    assert k.insts["lanes"].tolist() == [-1, 0, -1, -1, -1, -1, -1, -1]
     assert k.insts["sx"][[0, 4, 7]].tolist() == [4, -8, -4]
-    assert k.lane_addrs.shape == (2, WARP_SIZE)
+    assert (k.insts["dx"][6], k.insts["sy"][6]) == (16, 0x1000)
+    assert k.lane_addrs.shape == (1, WARP_SIZE)
 
 
 def test_v3_workload_metadata(v3):
@@ -242,7 +244,10 @@ def test_large_synthetic_trace(tmp_path):
           f"{n / dt / 1e6:.2f} M lines/s")
     assert k.n_instructions == n
     assert len(k.insts) == n // 2
-    assert k.lane_addrs.shape == (n // 4, WARP_SIZE)  # the base_delta stores
+    # the base_delta stores (deltas 4, 12, 4, ...) fit 2-lane affine groups: sx 4, sy 16
+    stores = k.insts["op"] == 2
+    assert k.lane_addrs.shape == (0, WARP_SIZE)
+    assert set(k.insts["dx"][stores]) == {2} and set(k.insts["sy"][stores]) == {16}
     assert k.tail.tolist() == [0] * (n_ctas * wpc)  # every warp ends with its STG
     assert k.insts["gap"].tolist() == [1] * (n // 2)
 

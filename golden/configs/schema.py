@@ -167,8 +167,9 @@ class GPUConfig:
     cta_scheduler : str
         CTA-to-SM mapping (``"round-robin"``).
     mem_latency : int
-        Cycles a warp waits after a global load before it can issue again,
-        in the interleaver's latency abstraction.
+        In the interleaver's latency abstraction: after a global load or
+        atomic issued at cycle ``t`` the warp cannot issue until
+        ``t + 1 + mem_latency``.
     shared_mem_bytes, shared_mem_banks : int
         Scratchpad per SM and its banks.
     l2_partitions : int

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 from golden.trace.model import WARP_SIZE, KernelTrace, Space, lane_addresses
 
 __all__ = ["thread_access_counts", "touched_lines"]
+
+
+@nb.njit(cache=True, nogil=True)
+def _lane_counts(cta, warp, mask, wpc, counts):
+    for i in range(cta.size):
+        base = (np.int64(cta[i]) * wpc + warp[i]) * WARP_SIZE
+        m = mask[i]
+        for lane in range(WARP_SIZE):
+            if (m >> lane) & 1:
+                counts[base + lane] += 1
 
 
 def thread_access_counts(kernel: KernelTrace, space: Space = Space.GLOBAL) -> np.ndarray:
@@ -18,13 +29,8 @@ def thread_access_counts(kernel: KernelTrace, space: Space = Space.GLOBAL) -> np
         ``int64[n_ctas * threads_per_cta]``, indexed by ``cta * threads_per_cta + tid``.
     """
     rows = kernel.insts[kernel.memory_mask(space)]
-    lane = np.arange(WARP_SIZE, dtype=np.uint32)
     counts = np.zeros(kernel.n_warps * WARP_SIZE, dtype=np.int64)
-    gid = rows["cta"].astype(np.int64) * kernel.warps_per_cta + rows["warp"]
-    # Whole warps share a mask value often: count mask occurrences per warp first.
-    key, n = np.unique(np.stack([gid, rows["mask"].astype(np.int64)]), axis=1, return_counts=True)
-    bits = ((key[1][:, None].astype(np.uint32) >> lane[None, :]) & 1).astype(np.int64)
-    np.add.at(counts.reshape(-1, WARP_SIZE), key[0], bits * n[:, None])
+    _lane_counts(rows["cta"], rows["warp"], rows["mask"], kernel.warps_per_cta, counts)
     tpc = kernel.threads_per_cta
     slot = (np.arange(kernel.n_ctas)[:, None] * kernel.warps_per_cta * WARP_SIZE
             + np.arange(tpc)[None, :]).ravel()

@@ -273,8 +273,9 @@ class KernelBuilder:
         active : array of bool, optional
             ``[k, n_threads]`` (or ``[k, 1]``) active threads; all when None.
         gaps : int or array of int
-            Compute instructions every warp issues before each instruction (a warp
-            that skips an instruction carries them to its next row).
+            Compute instructions issued before each instruction, by the warps that
+            execute it (a warp with no active thread skips the instruction and its compute,
+            as it skips a loop trip or a branch).
         space : Space or array of Space
             Memory space of each instruction.
         """
@@ -289,8 +290,12 @@ class KernelBuilder:
         if active is None:
             masks = np.broadcast_to(self._full_mask, (k, self._n_warps))
         else:
-            act = np.broadcast_to(np.asarray(active, dtype=bool), (k, self.n_threads))
-            masks = self._warp_masks(act)
+            act = np.asarray(active, dtype=bool)
+            if act.ndim == 2 and act.shape[0] == 1:  # one mask for every instruction: compute it once
+                masks = np.broadcast_to(self._warp_masks(np.broadcast_to(act[0], (self.n_threads,))),
+                                        (k, self._n_warps))
+            else:
+                masks = self._warp_masks(np.broadcast_to(act, (k, self.n_threads)))
         entry, warps = np.nonzero(masks)
         if warps.size == 0:
             self._gap += np.uint32(vec["gap"].sum())
@@ -316,27 +321,26 @@ class KernelBuilder:
         self._append(warps, rows)
 
     def _sequence_gaps(self, entry: np.ndarray, warps: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-        """Gap of each (entry, warp) row; leaves the compute after each warp's last row pending."""
-        csum = np.cumsum(gaps)  # compute issued up to and including entry i's own gap
-        order = np.lexsort((entry, warps))
-        e, w = entry[order], warps[order]
-        first = np.r_[True, w[1:] != w[:-1]]
-        prev = np.where(first, 0, csum[np.maximum(np.r_[0, e[:-1]], 0)])
-        gap = csum[e] - prev
-        gap[first] += self._gap[w[first]]
-        out = np.empty_like(gap)
-        out[order] = gap
-        last = np.r_[w[1:] != w[:-1], True]
-        self._gap += np.uint32(csum[-1])
-        self._gap[w[last]] = (csum[-1] - csum[e[last]]).astype(np.uint32)
-        return out.astype(np.uint32)
+        """Gap of each (entry, warp) row: the entry's own compute, plus what was pending for the
+        warp on its first row of the batch."""
+        gap = gaps[entry].astype(np.int64)
+        # Rows come entry by entry, so a warp's first row is its first occurrence.
+        w_first, first = np.unique(warps, return_index=True)
+        gap[first] += self._gap[w_first]
+        self._gap[w_first] = 0
+        return gap.astype(np.uint32)
 
     def build(self) -> KernelTrace:
         """Finish the kernel: rows in warp and program order, tails from pending compute."""
         if self._chunks:
             rows = np.concatenate(self._chunks)
             warps = np.concatenate(self._warps)
-            rows = rows[_stable_order(warps, self._n_warps)]
+            order = _stable_order(warps, self._n_warps)
+            if np.any(order[1:] < order[:-1]):
+                # Gathering whole records through a byte view is several times faster
+                # than numpy's structured-array gather.
+                raw = rows.view(np.uint8).reshape(len(rows), INST_DTYPE.itemsize)
+                rows = np.take(raw, order, axis=0).view(INST_DTYPE).ravel()
         else:
             rows = np.zeros(0, dtype=INST_DTYPE)
         explicit = (
@@ -354,36 +358,83 @@ class KernelBuilder:
         )
 
 
+_I32_LO, _I32_HI = -(1 << 31), (1 << 31) - 1
+
+
 @nb.njit(cache=True, nogil=True)
-def _fits(row, mask, base, sx, sy, dx):
+def _fit_row(row, mask, dx):
+    """Fit ``base + (l % dx)*sx + (l // dx)*sy`` to the active lanes of one row.
+
+    The strides come from active lanes only (inactive lanes carry any value):
+    ``sx`` from the first two active lanes of one group of ``dx`` lanes,
+    ``sy`` from the first active lane outside the first active lane's group.
+    Returns ``(fits, base, sx, sy)``.
+    """
+    a = -1
+    for lane in range(WARP_SIZE):
+        if (mask >> lane) & 1:
+            a = lane
+            break
+    if a < 0:
+        return True, 0, 0, 0
+    sx = 0
+    done = False
+    for g in range(0, WARP_SIZE, dx):
+        first = -1
+        for lane in range(g, g + dx):
+            if (mask >> lane) & 1:
+                if first < 0:
+                    first = lane
+                else:
+                    d = row[lane] - row[first]
+                    if d % (lane - first):
+                        return False, 0, 0, 0
+                    sx = d // (lane - first)
+                    done = True
+                    break
+        if done:
+            break
+    sy = 0
+    for lane in range(WARP_SIZE):
+        if (mask >> lane) & 1 and lane // dx != a // dx:
+            d = row[lane] - row[a] - ((lane % dx) - (a % dx)) * sx
+            n = lane // dx - a // dx
+            if d % n:
+                return False, 0, 0, 0
+            sy = d // n
+            break
+    base = row[a] - (a % dx) * sx - (a // dx) * sy
+    if base < 0 or not (_I32_LO <= sx <= _I32_HI and _I32_LO <= sy <= _I32_HI):
+        return False, 0, 0, 0
     for lane in range(WARP_SIZE):
         if (mask >> lane) & 1 and row[lane] != base + (lane % dx) * sx + (lane // dx) * sy:
-            return False
-    return True
+            return False, 0, 0, 0
+    return True, base, sx, sy
 
 
 @nb.njit(cache=True, nogil=True)
 def fit_affine(lanes, masks, dx2):
-    """Per row: (base, sx, sy, dx, fits) of the affine lane form, zeros where it does not fit."""
+    """Per row: (base, sx, sy, dx, fits) of the affine lane form, zeros where it does not fit.
+
+    Tries one group of 32 lanes (a 1-D stride), then groups of ``dx2`` lanes
+    (the CTA's row width, if it divides the warp), then 16, 8, 4 and 2.
+    """
     k = lanes.shape[0]
     base = np.zeros(k, np.uint64)
     sx = np.zeros(k, np.int32)
     sy = np.zeros(k, np.int32)
     dx = np.full(k, WARP_SIZE, np.uint8)
     fits = np.zeros(k, np.bool_)
-    lo, hi = -(1 << 31), (1 << 31) - 1
+    cands = np.array([WARP_SIZE, dx2, 16, 8, 4, 2], np.int64)
     for i in range(k):
-        row = lanes[i]
-        b = row[0]
-        s = row[1] - b
-        if b < 0 or s < lo or s > hi:
-            continue
-        if _fits(row, masks[i], b, s, 0, WARP_SIZE):
-            base[i], sx[i], fits[i] = b, s, True
-        elif dx2:
-            t = row[dx2] - b
-            if lo <= t <= hi and _fits(row, masks[i], b, s, t, dx2):
-                base[i], sx[i], sy[i], dx[i], fits[i] = b, s, t, dx2, True
+        for j in range(cands.size):
+            d = cands[j]
+            if d == 0 or (j > 1 and d == dx2):
+                continue
+            ok, b, x, y = _fit_row(lanes[i], masks[i], d)
+            if ok:
+                base[i], sx[i], sy[i], dx[i], fits[i] = b, x, y, d, True
+                break
     return base, sx, sy, dx, fits
 
 

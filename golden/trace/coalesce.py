@@ -52,70 +52,113 @@ def check_line_size(line_size: int, sector_size: int = 0) -> None:
             )
 
 
-@nb.njit(cache=True, nogil=True)
-def _lines_of(base, sx, sy, dx, lanes, lane_addrs, mask, width, shift, sshift, nsec, lines, secs):
-    """Distinct lines of one instruction into ``lines``/``secs``; returns their count."""
-    n = 0
-    for lane in range(WARP_SIZE):
-        if not (mask >> lane) & 1:
-            continue
-        if lanes >= 0:
-            a = np.int64(lane_addrs[lanes, lane])
+@nb.njit(cache=True, nogil=True, inline="always")
+def _add_bytes(lo, hi, shift, sshift, lines, secs, n):
+    """Merge the sectors of bytes ``lo..hi`` (every sector between them touched) into the
+    request list ``lines[:n]``/``secs[:n]``, appending new lines; returns the new count."""
+    for ln in range(lo >> shift, (hi >> shift) + 1):
+        off = ln << shift
+        first = max(lo, off) - off
+        last = min(hi, off + (1 << shift) - 1) - off
+        # Sectors first..last as one mask; without sectors sshift == shift and this is 1.
+        smask = (np.int64(2) << (last >> sshift)) - (np.int64(1) << (first >> sshift))
+        # Neighbouring lanes mostly share a line: search from the newest line back.
+        j = n - 1
+        while j >= 0 and lines[j] != ln:
+            j -= 1
+        if j >= 0:
+            secs[j] |= smask
         else:
-            a = np.int64(base) + (lane % dx) * sx + (lane // dx) * sy
-        first = a >> shift
-        last = (a + width - 1) >> shift
-        for ln in range(first, last + 1):
-            lo = max(a, ln << shift) - (ln << shift)
-            hi = min(a + width, (ln + 1) << shift) - 1 - (ln << shift)
-            smask = 0
-            if nsec > 1:
-                for s in range(lo >> sshift, (hi >> sshift) + 1):
-                    smask |= 1 << s
-            else:
-                smask = 1
-            found = -1
-            for j in range(n):
-                if lines[j] == ln:
-                    found = j
-                    break
-            if found >= 0:
-                secs[found] |= smask
-            else:
-                lines[n] = ln
-                secs[n] = smask
-                n += 1
+            lines[n] = ln
+            secs[n] = smask
+            n += 1
     return n
 
 
 @nb.njit(cache=True, nogil=True)
-def _coalesce(base, sx, sy, dx, lanes, mask, width, lane_addrs, rows, shift, sshift, nsec):
-    lines = np.empty(2 * WARP_SIZE, np.int64)
-    secs = np.empty(2 * WARP_SIZE, np.int64)
-    # Affine rows of one lane-line each are the common case; sizing by a
-    # first pass keeps memory exact without a second full decode.
-    count = np.empty(rows.size, np.int64)
+def _lines_of(base, sx, sy, dx, lanes, lane_addrs, mask, width, shift, sshift, lines, secs):
+    """Distinct lines of one instruction into ``lines``/``secs``; returns their count."""
+    n = 0
+    if lanes >= 0:
+        for lane in range(WARP_SIZE):
+            if (mask >> lane) & 1:
+                a = np.int64(lane_addrs[lanes, lane])
+                n = _add_bytes(a, a + width - 1, shift, sshift, lines, secs, n)
+        return n
+    # Affine form: segments of dx lanes at stride sx, segment starts sy apart.
+    # A fully active segment whose lanes leave no gap of a whole sector (line,
+    # without sectors) between them touches every sector from its first byte to
+    # its last, in ascending order: it is decoded as one byte range instead of
+    # lane by lane. Other segments (partial masks, negative or wide strides) go
+    # lane by lane.
+    dense = sx == 0 or (sx > 0 and sx - width < (np.int64(1) << sshift))
+    seg_base = np.int64(base)
+    start = 0
+    while start < WARP_SIZE:
+        count = min(dx, WARP_SIZE - start)
+        seg = ((np.int64(1) << count) - 1) << start
+        active = np.int64(mask) & seg
+        if active == seg and dense:
+            n = _add_bytes(seg_base, seg_base + (count - 1) * sx + width - 1, shift, sshift,
+                           lines, secs, n)
+        elif active:
+            for c in range(count):
+                if (active >> (start + c)) & 1:
+                    a = seg_base + c * sx
+                    n = _add_bytes(a, a + width - 1, shift, sshift, lines, secs, n)
+        seg_base += sy
+        start += count
+    return n
+
+
+def _core_args(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple:
+    """Validate the sizes; the leading arguments of :func:`_count` and :func:`_write`."""
+    check_line_size(line_size, sector_size)
+    shift = line_size.bit_length() - 1
+    sshift = sector_size.bit_length() - 1 if sector_size else shift
+    it = kernel.insts
+    return (it["base"], it["sx"], it["sy"], it["dx"], it["lanes"], it["mask"], it["width"],
+            kernel.lane_addrs, shift, sshift)
+
+
+@nb.njit(cache=True, nogil=True)
+def _scratch(shift):
+    # A lane of at most 255 bytes touches at most 255 // line_size + 2 lines.
+    lines = np.empty(WARP_SIZE * ((255 >> shift) + 2), np.int64)
+    return lines, np.empty_like(lines)
+
+
+@nb.njit(cache=True, nogil=True)
+def _count(base, sx, sy, dx, lanes, mask, width, lane_addrs, shift, sshift, rows):
+    """Number of line requests of ``rows``.
+
+    Callers decode twice (count, then :func:`_write`): that is cheaper than
+    growing the outputs, and sizes them exactly.
+    """
+    lines, secs = _scratch(shift)
     total = 0
     for i in range(rows.size):
         r = rows[i]
-        count[i] = _lines_of(base[r], np.int64(sx[r]), np.int64(sy[r]), np.int64(dx[r]), lanes[r],
-                             lane_addrs, mask[r], np.int64(width[r]), shift, sshift, nsec,
-                             lines, secs)
-        total += count[i]
-    out_row = np.empty(total, np.int64)
-    out_line = np.empty(total, np.uint64)
-    out_sec = np.empty(total, np.uint8)
+        total += _lines_of(base[r], np.int64(sx[r]), np.int64(sy[r]), np.int64(dx[r]), lanes[r],
+                           lane_addrs, mask[r], np.int64(width[r]), shift, sshift, lines, secs)
+    return total
+
+
+@nb.njit(cache=True, nogil=True)
+def _write(base, sx, sy, dx, lanes, mask, width, lane_addrs, shift, sshift, rows,
+           out_row, out_line, out_sec):
+    """Write the requests of ``rows`` in order into the outputs (sized by :func:`_count`)."""
+    lines, secs = _scratch(shift)
     k = 0
     for i in range(rows.size):
         r = rows[i]
         n = _lines_of(base[r], np.int64(sx[r]), np.int64(sy[r]), np.int64(dx[r]), lanes[r],
-                      lane_addrs, mask[r], np.int64(width[r]), shift, sshift, nsec, lines, secs)
+                      lane_addrs, mask[r], np.int64(width[r]), shift, sshift, lines, secs)
         for j in range(n):
             out_row[k] = r
             out_line[k] = lines[j]
             out_sec[k] = secs[j]
             k += 1
-    return out_row, out_line, out_sec
 
 
 def coalesce(
@@ -143,13 +186,13 @@ def coalesce(
     row, line, sectors : numpy.ndarray
         ``int64`` row of each request, ``uint64`` line number, ``uint8`` sector mask.
     """
-    check_line_size(line_size, sector_size)
+    args = _core_args(kernel, line_size, sector_size)
     if rows is None:
         rows = np.flatnonzero(kernel.memory_mask())
     rows = np.ascontiguousarray(rows, dtype=np.int64)
-    shift = line_size.bit_length() - 1
-    nsec = line_size // sector_size if sector_size else 1
-    sshift = sector_size.bit_length() - 1 if sector_size else shift
-    it = kernel.insts
-    return _coalesce(it["base"], it["sx"], it["sy"], it["dx"], it["lanes"], it["mask"], it["width"],
-                     kernel.lane_addrs, rows, shift, sshift, nsec)
+    total = _count(*args, rows)
+    out_row = np.empty(total, np.int64)
+    out_line = np.empty(total, np.uint64)
+    out_sec = np.empty(total, np.uint8)
+    _write(*args, rows, out_row, out_line, out_sec)
+    return out_row, out_line, out_sec

@@ -1,0 +1,82 @@
+"""tian15 nn: Rodinia OpenCL nearest neighbour, kernel ``NearestNeighbor``.
+
+Follows ``opencl/nn/nearestNeighbor_kernel.cl`` and the launch in
+``opencl/nn/nearestNeighbor.cpp`` of Rodinia (the OpenCL twin of CUDA
+``euclid`` in ``cuda/nn/nn_cuda.cu``: the same statement per record). One
+work-item per record computes the Euclidean distance of its
+``LatLong {float lat; float lng;}`` to the query point; the global size is
+rounded up to a multiple of 64 and the local size is left to the runtime
+(``NULL``), which is taken as 64 here (docs/workloads/tian15_a.md).
+
+The record values do not change any address or branch of the kernel (the
+host picks the nearest records afterwards), so the trace needs no input data
+and ``seed`` is unused.
+
+tian15 Table 2: nn, 342080 records, MI 130.4.
+"""
+
+from __future__ import annotations
+
+from golden.trace.builder import KernelBuilder
+from golden.trace.model import Workload
+from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads.registry import WorkloadSpec, register
+
+__all__ = ["build", "RECORDS", "WORK_GROUP"]
+
+#: Records at scale 1.0 (tian15 Table 2: 342080).
+RECORDS = 342_080
+#: The host rounds the global size up to a multiple of 64; the local size is the runtime's.
+WORK_GROUP = 64
+
+# Compute instructions: the operators the source writes between memory instructions
+# (docs/workloads/tian15_a.md, "compute-count rule").
+_PROLOGUE = 2 + 2  # get_global_id; if (globalId < numRecords) (pointer sums: address formation)
+_DISTANCE = 2 + 1 + 1 + 1  # lat - lat_, lng - lng_ (each once), product, FMA, sqrt
+
+
+def build(scale: float = 1.0, seed: int = 0) -> Workload:
+    """Trace of one ``NearestNeighbor`` launch.
+
+    Parameters
+    ----------
+    scale : float
+        Records ``= 342080 * scale`` (at least 1).
+    seed : int
+        Unused (the addresses do not depend on the records).
+
+    Returns
+    -------
+    Workload
+        One launch of ``NearestNeighbor``.
+    """
+    n = scaled(RECORDS, scale)
+    mem = DeviceMemory()
+    locations = mem.alloc("d_locations", 8 * n)
+    distances = mem.alloc("d_distances", 4 * n)
+    groups = -(-n // WORK_GROUP)  # globalWorkSize rounded up to a multiple of 64
+    kb = KernelBuilder("NearestNeighbor", grid=(groups,), block=(WORK_GROUP,))
+    pcs = PCs()
+    gid = kb.gtid
+    live = gid < n
+    kb.compute(_PROLOGUE)
+    # latLong->lat and latLong->lng are each read twice in the statement: loaded once.
+    kb.load(pcs("ld_lat"), locations + 8 * gid, active=live)
+    kb.load(pcs("ld_lng"), locations + 8 * gid + 4, active=live)
+    kb.compute(_DISTANCE, active=live)
+    kb.store(pcs("st_dist"), distances + 4 * gid, active=live)
+    return Workload(
+        name="tian15/nn",
+        kernels=[kb.build()],
+        params={"records": n, "work_group": WORK_GROUP, "arrays": dict(mem.arrays)},
+        source=_SOURCE,
+    )
+
+
+_SOURCE = "Rodinia opencl/nn/nearestNeighbor_kernel.cl (NearestNeighbor) with nearestNeighbor.cpp"
+
+register(WorkloadSpec(
+    name="nn", suite="tian15", build=build,
+    description="Euclidean distance of 342080 lat/long records to a query point, one per thread",
+    source=_SOURCE, version=1, paper={"mi": 130.4, "size": "342080 records"},
+))
