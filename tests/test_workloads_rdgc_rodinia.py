@@ -21,6 +21,7 @@ from golden.workloads._common import DeviceMemory, PCs
 from golden.workloads._rodinia import (
     Program,
     backprop_kernels,
+    cta_template,
     needle_kernels,
     srad_v2_kernels,
 )
@@ -128,6 +129,23 @@ def test_tiled_ctas_equal_whole_grid_build(make):
     assert len(tiled) == len(whole)
     for a, b in zip(tiled, whole, strict=True):
         assert_same_kernel(a, b)
+
+
+def test_cta_template_rejects_untileable_kernels():
+    def squared(kb, shape, at):
+        p = Program(kb, PCs(), "k")
+        p.load("a", 4096 + at[0] ** 2 * 128 + kb.tx * 4)
+        return p.build()
+
+    def positional(kb, shape, at):  # control flow from `at`, which the template varies
+        p = Program(kb, PCs(), "k")
+        p.load("a", 4096 + kb.tx * 4, active=at[0] == 1)
+        return p.build()
+
+    with pytest.raises(RuntimeError, match="not affine"):
+        cta_template("k", (32,), squared, (0,), (1,))
+    with pytest.raises(RuntimeError, match="depend on its position"):
+        cta_template("k", (32,), positional, (0,), (0,))
 
 
 # -- bp -----------------------------------------------------------------------------------

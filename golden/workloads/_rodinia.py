@@ -39,12 +39,13 @@ its statements into a :class:`KernelBuilder` through a :class:`Program`.
 (which branches a thread takes), ``at`` the coordinates that enter its
 addresses. :func:`build_kernel` either runs ``emit`` on the whole grid
 (``shape = at = (blockIdx.x, blockIdx.y)``) or, by default, runs it once per
-*class* of CTAs that take the same paths, on a 3-CTA grid whose CTAs sit at a
-representative of the class and one step from it along each axis, and tiles
-that CTA over the class: every address is affine in the CTA coordinates, so
-each row's address is its representative's plus the per-axis steps. The
-result equals the whole-grid build row for row (tests check it); it is an
-order of magnitude faster on grids of thousands of CTAs.
+*class* of CTAs that take the same paths, on a small grid whose CTAs sit at a
+representative of the class and one and two steps from it along each axis
+(so that a non-affine address is caught), and tiles that CTA over the class:
+every address is affine in the CTA coordinates, so each row's address is its
+representative's plus the per-axis steps. The result equals the whole-grid
+build row for row (tests check it); it is an order of magnitude faster on
+grids of thousands of CTAs.
 """
 
 from __future__ import annotations
@@ -222,34 +223,37 @@ def cta_template(name: str, block: tuple, emit: Emit, shape: tuple, origin: tupl
     Raises
     ------
     RuntimeError
-        If the CTA's instructions change along an axis other than by their
-        addresses, or its addresses are not affine there: the kernel cannot
-        be tiled along these axes.
+        If one or two steps along an axis change the CTA's instructions other
+        than by their addresses, or change the addresses non-linearly: the
+        kernel cannot be tiled along these axes.
     """
     n_axes = len(origin)
-    kb = KernelBuilder(name, grid=(n_axes + 1, 1), block=block, shared_bytes=shared_bytes)
-    virtual = kb.bx  # CTA 0 at the origin, CTA a + 1 one step along axis a
+    n_copies = 2 * n_axes + 1  # the origin, then one and two steps along each axis
+    kb = KernelBuilder(name, grid=(n_copies, 1), block=block, shared_bytes=shared_bytes)
+    virtual = kb.bx
     shape_arrays = tuple(np.full(kb.n_threads, v, dtype=np.int64) for v in shape)
-    at = tuple(o + (virtual == a + 1) for a, o in enumerate(origin))
+    at = tuple(o + (virtual == 2 * a + 1) + 2 * (virtual == 2 * a + 2)
+               for a, o in enumerate(origin))
     trace = emit(kb, shape_arrays, at)
     insts = trace.insts
     moved = RuntimeError(f"{name}: the CTA's instructions depend on its position")
-    if len(insts) % (n_axes + 1):
+    if len(insts) % n_copies:
         raise moved
-    copies = insts.reshape(n_axes + 1, -1)
+    copies = insts.reshape(n_copies, -1)
     same = [f for f in INST_DTYPE.names if f not in ("cta", "base", "lanes")]
     explicit = copies["lanes"] >= 0
-    if (np.any(copies["cta"] != np.arange(n_axes + 1)[:, None])
+    if (np.any(copies["cta"] != np.arange(n_copies)[:, None])
             or any(np.any(copies[f] != copies[f][:1]) for f in same)
             or np.any(explicit != explicit[:1])):
         raise moved
-    tails = trace.tail.reshape(n_axes + 1, -1)
+    tails = trace.tail.reshape(n_copies, -1)
     if np.any(tails != tails[:1]):
-        raise RuntimeError(f"{name}: the CTA's trailing compute depends on its position")
+        raise moved
     base = copies["base"].astype(np.int64)
-    step = base[1:] - base[:1]
-    lanes = trace.lane_addrs.astype(np.int64)[copies["lanes"][:, explicit[0]]]  # [n+1, m, 32]
-    lane_step = lanes[1:] - lanes[:1]
+    lanes = trace.lane_addrs.astype(np.int64)[copies["lanes"][:, explicit[0]]]  # [copies, m, 32]
+    step, lane_step = base[1::2] - base[:1], lanes[1::2] - lanes[:1]
+    if np.any(base[2::2] - base[:1] != 2 * step) or np.any(lanes[2::2] - lanes[:1] != 2 * lane_step):
+        raise RuntimeError(f"{name}: the CTA's addresses are not affine in its coordinates")
     first = copies[0].copy()
     first["lanes"][explicit[0]] = np.arange(int(explicit[0].sum()))
     cta = KernelTrace(name=name, grid=(1, 1, 1), block=trace.block, insts=first,
@@ -312,8 +316,10 @@ def assemble(name: str, grid: tuple, parts: list[tuple[CtaTemplate, np.ndarray, 
         start = offset[ctas]
         if np.all(np.diff(start) == r):  # consecutive CTAs: one slice
             insts[start[0]:start[0] + n * r] = block.ravel()
-        else:
-            insts[start[:, None] + np.arange(r)[None, :]] = block
+        else:  # scattered whole records, through a byte view (faster than structured indexing)
+            raw = insts.view(np.uint8).reshape(len(insts), INST_DTYPE.itemsize)
+            raw[(start[:, None] + np.arange(r)[None, :]).ravel()] = (
+                block.reshape(-1).view(np.uint8).reshape(n * r, INST_DTYPE.itemsize))
     lane_addrs = (np.concatenate(lane_blocks) if lane_blocks
                   else np.zeros((0, WARP_SIZE), dtype=np.uint64))
     return KernelTrace(name=name, grid=grid, block=first.block, insts=insts,

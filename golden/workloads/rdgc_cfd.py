@@ -126,10 +126,19 @@ def tet_mesh(n_elements: int, seed: int = 0) -> np.ndarray:
 
 def flux_kernel(neighbours: np.ndarray, *, mem: DeviceMemory | None = None,
                 pcs: PCs | None = None) -> KernelTrace:
-    """One launch of ``cuda_compute_flux`` over the mesh ``neighbours`` (``[nel, 4]``).
+    """One launch of ``cuda_compute_flux`` over a mesh.
 
     Arrays are allocated as euler3d.cu's ``main`` does, padded to ``nelr``, a
     multiple of 192; the padding elements repeat the last element's neighbours.
+
+    Parameters
+    ----------
+    neighbours : numpy.ndarray
+        ``int[nel, 4]`` face neighbours in euler3d.cu's convention (:func:`tet_mesh`).
+    mem : DeviceMemory, optional
+        Allocator to place the arrays with (a new one when None).
+    pcs : PCs, optional
+        PC numbering (a new one when None).
     """
     nel = len(neighbours)
     nelr = BLOCK_SIZE * -(-nel // BLOCK_SIZE)

@@ -1,0 +1,266 @@
+"""Statistics of a workload's trace, set beside the paper's figures (``gpucache workloads --stats``).
+
+:func:`workload_stats` counts, over all kernels of a workload: launches,
+CTAs, warps, warp instructions (memory, barrier and compute), global and
+shared memory instructions, distinct global-load PCs (tian15 Figure 4),
+distinct cache blocks touched and their bytes (tian15 Figure 3), memory
+intensity (tian15 Table 2's MI: global memory warp instructions per 1000
+warp instructions) and the largest number of global accesses of one thread
+in one launch (RDGC Table 4's L). :func:`format_stats_table` prints rows of
+these as an aligned table with the paper's figure beside ours.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from golden.trace.analysis import thread_access_counts
+from golden.trace.coalesce import check_line_size, coalesce
+from golden.trace.model import Op, Space, Workload
+
+__all__ = ["STAT_KEYS", "PAPER_FIGURE", "workload_stats", "format_stats_table", "paper_figure"]
+
+#: Keys of :func:`workload_stats`'s dictionary, in table order.
+STAT_KEYS = ("workload", "kernels", "ctas", "warps", "instructions", "mem_instructions",
+             "shared_instructions", "mi", "load_pcs", "blocks", "footprint_bytes", "L",
+             "line_size")
+
+#: The figure each suite's paper gives per workload: tian15 Table 2 (MI), RDGC Table 4 (L).
+PAPER_FIGURE = {"tian15": "mi", "rdgc": "L"}
+
+#: Global memory instructions coalesced per call (bounds the request arrays' memory).
+_CHUNK = 4_000_000
+#: Widest line range counted with a bitmap (one byte per line); wider ranges are sorted.
+_BITMAP_LINES = 1 << 28
+
+
+def workload_stats(wl: Workload, line_size: int = 64) -> dict:
+    """Counts over every kernel of ``wl``.
+
+    Parameters
+    ----------
+    wl : Workload
+        The workload.
+    line_size : int
+        Block size in bytes for ``blocks`` and ``footprint_bytes`` (tian15 uses 64).
+
+    Returns
+    -------
+    dict
+        ``workload`` (name); ``kernels`` (launches); ``ctas``; ``warps``;
+        ``instructions`` (warp instructions: memory, barrier and compute);
+        ``mem_instructions`` (global loads, stores and atomics);
+        ``shared_instructions``; ``mi`` (``1000 * mem_instructions /
+        instructions``); ``load_pcs`` (distinct ``(kernel name, PC)`` of global
+        loads: launches of one kernel share its code, distinct kernels do
+        not); ``blocks`` (distinct ``line_size``-byte blocks touched by global
+        accesses); ``footprint_bytes`` (``blocks * line_size``: the bytes of
+        the blocks touched, not the bytes accessed); ``L`` (most global memory
+        instructions one thread executes in one launch, from
+        :func:`golden.trace.analysis.thread_access_counts`); ``line_size``.
+
+    Raises
+    ------
+    ValueError
+        If ``line_size`` is not a power of two of at least 4 bytes.
+    """
+    check_line_size(line_size)
+    # A workload may list one KernelTrace object several times (repeated launches).
+    unique = list({id(k): k for k in wl.kernels}.values())
+    mem_of, shared_of, pcs, most = {}, {}, set(), 0
+    for k in unique:
+        glob = k.memory_mask(Space.GLOBAL)
+        mem_of[id(k)] = int(glob.sum())
+        shared_of[id(k)] = int(k.memory_mask(Space.SHARED).sum())
+        loads = glob & (k.insts["op"] == Op.LOAD)
+        pcs |= {(k.name, int(pc)) for pc in np.unique(k.insts["pc"][loads])}
+        if glob.any():
+            most = max(most, int(thread_access_counts(k).max()))
+    mem = sum(mem_of[id(k)] for k in wl.kernels)
+    shared = sum(shared_of[id(k)] for k in wl.kernels)
+    instructions = wl.n_instructions
+    blocks = _distinct_lines(unique, line_size)
+    return {
+        "workload": wl.name,
+        "kernels": len(wl.kernels),
+        "ctas": sum(k.n_ctas for k in wl.kernels),
+        "warps": sum(k.n_warps for k in wl.kernels),
+        "instructions": instructions,
+        "mem_instructions": mem,
+        "shared_instructions": shared,
+        "mi": 1000.0 * mem / instructions if instructions else 0.0,
+        "load_pcs": len(pcs),
+        "blocks": blocks,
+        "footprint_bytes": blocks * line_size,
+        "L": most,
+        "line_size": line_size,
+    }
+
+
+def _distinct_lines(kernels, line_size: int) -> int:
+    """Distinct lines the kernels' global accesses touch (a bitmap over their line range)."""
+    seen: np.ndarray | None = None  # one byte per line from `lo`
+    lo = 0
+    sorted_sets = []  # fallback for line ranges too wide for a bitmap
+    for k in kernels:
+        rows = np.flatnonzero(k.memory_mask(Space.GLOBAL))
+        for start in range(0, len(rows), _CHUNK):
+            _, lines, _ = coalesce(k, line_size, rows=rows[start:start + _CHUNK])
+            if not len(lines):
+                continue
+            lines = lines.astype(np.int64)
+            first, last = int(lines.min()), int(lines.max())
+            if seen is None:
+                new_lo, new_hi = first, last
+            else:
+                new_lo, new_hi = min(lo, first), max(lo + len(seen) - 1, last)
+            if new_hi - new_lo + 1 > _BITMAP_LINES:
+                sorted_sets.append(np.unique(lines))
+                continue
+            if seen is None or new_lo < lo or new_hi >= lo + len(seen):
+                grown = np.zeros(new_hi - new_lo + 1, dtype=np.uint8)
+                if seen is not None:
+                    grown[lo - new_lo:lo - new_lo + len(seen)] = seen
+                seen, lo = grown, new_lo
+            seen[lines - lo] = 1
+    if not sorted_sets:
+        return 0 if seen is None else int(np.count_nonzero(seen))
+    if seen is not None:
+        sorted_sets.append(np.flatnonzero(seen) + lo)
+    return int(np.unique(np.concatenate(sorted_sets)).size)
+
+
+# -- the table ----------------------------------------------------------------------
+
+_COLUMNS = (  # (key, header)
+    ("workload", "workload"),
+    ("kernels", "kernels"),
+    ("ctas", "CTAs"),
+    ("warps", "warps"),
+    ("instructions", "warp insts"),
+    ("mem_instructions", "global mem insts"),
+    ("shared_instructions", "shared insts"),
+    ("mi", "MI"),
+    ("load_pcs", "load PCs"),
+    ("blocks", "{line} B blocks"),
+    ("footprint_bytes", "footprint MiB (blocks x {line} B)"),
+    ("L", "L"),
+)
+_PAPER_HEADER = {"mi": "paper MI", "L": "paper L", "load_pcs": "paper load PCs",
+                 "blocks": "paper blocks"}
+
+
+def paper_figure(paper: dict, key: str) -> str:
+    """The paper's figure ``key`` as printed: a formula in N is shown with its value.
+
+    RDGC Table 4 gives L as formulas of the size N (``"3N"``, ``"(3N + 2)N + 1"``,
+    ``"7N^2"``); with ``paper["N"]`` set they print as ``3N = 1152``.
+    """
+    value = paper.get(key)
+    if value is None:
+        return "-"
+    if isinstance(value, str) and "N" in value and isinstance(paper.get("N"), int):
+        number = _eval_formula(value, paper["N"])
+        return value if number is None else f"{value} = {number:,}"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _eval_formula(text: str, n: int) -> int | None:
+    """Value of an integer formula in N (``+ - *``, ``^`` powers, implicit products), or None."""
+    expr = text.replace("^", "**").replace(" ", "")
+    expr = re.sub(r"(?<=[\dN)])(?=[N(])", "*", expr)  # 3N -> 3*N, )N -> )*N, N( -> N*(
+    try:
+        return _evaluate(ast.parse(expr, mode="eval").body, n)
+    except (SyntaxError, ValueError):
+        return None
+
+
+_BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b, ast.Pow: lambda a, b: a ** b}
+
+
+def _evaluate(node: ast.AST, n: int) -> int:
+    """Integer value of a parsed formula; ValueError for anything but integers, N and + - * **."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name) and node.id == "N":
+        return n
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluate(node.operand, n)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_evaluate(node.left, n), _evaluate(node.right, n))
+    raise ValueError(f"not a formula in N: {ast.dump(node)}")
+
+
+def format_stats_table(rows: list[dict], paper_key: str | None) -> str:
+    """An aligned text table of :func:`workload_stats` rows with the paper's figure beside ours.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`workload_stats` results. The paper's figures come from a row's
+        ``"paper"`` entry when it has one, else from the registered
+        :class:`~golden.workloads.registry.WorkloadSpec` of its ``"workload"``.
+    paper_key : str or None
+        The paper figure to show: a key of ``WorkloadSpec.paper`` (``"mi"``,
+        ``"L"``) or a suite name, which stands for its paper's figure
+        (:data:`PAPER_FIGURE`); None shows no paper column.
+
+    Returns
+    -------
+    str
+        The table, without a trailing newline.
+    """
+    key = PAPER_FIGURE.get(paper_key, paper_key) if paper_key is not None else None
+    line = rows[0].get("line_size", 64) if rows else 64
+    columns = [(k, h.format(line=line)) for k, h in _COLUMNS]
+    if key is not None:
+        after = next((i for i, (k, _) in enumerate(columns) if k == key), len(columns) - 1)
+        columns.insert(after + 1, ("paper", _PAPER_HEADER.get(key, f"paper {key}")))
+    cells = [[_cell(row, k, key) for k, _ in columns] for row in rows]
+    headers = [h for _, h in columns]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    right = [k != "workload" for k, _ in columns]
+
+    def fmt(values: Sequence[str]) -> str:
+        out = [v.rjust(w) if r else v.ljust(w) for v, w, r in zip(values, widths, right,
+                                                                  strict=True)]
+        return "  ".join(out).rstrip()
+
+    lines = [fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(c) for c in cells]
+    return "\n".join(lines)
+
+
+def _cell(row: dict, key: str, paper_key: str | None) -> str:
+    if key == "paper":
+        paper = row.get("paper")
+        if paper is None:
+            paper = _registered_paper(row.get("workload", ""))
+        return paper_figure(paper, paper_key)
+    value = row.get(key)
+    if value is None:
+        return "-"
+    if key == "mi":
+        return f"{value:.1f}"
+    if key == "footprint_bytes":
+        return f"{value / 2**20:.2f}"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    return str(value)
+
+
+def _registered_paper(name: str) -> dict:
+    from golden.workloads import registry  # the registry imports every emulator: only when needed
+
+    try:
+        return registry.get(name).paper
+    except (ValueError, KeyError):
+        return {}
