@@ -1,1 +1,27 @@
-"""golden/policies."""
+"""Cache-management policies, plugged into the cache model through per-level hooks.
+
+Re-exports the hook interface and the registry; each technique lives in its
+own module and registers itself with :func:`register_policy`.
+"""
+
+from golden.policies.base import (
+    BASELINE_HOOKS,
+    Baseline,
+    LevelHooks,
+    Policy,
+    get_policy,
+    make_hooks,
+    policy_names,
+    register_policy,
+)
+
+__all__ = [
+    "BASELINE_HOOKS",
+    "Baseline",
+    "LevelHooks",
+    "Policy",
+    "get_policy",
+    "make_hooks",
+    "policy_names",
+    "register_policy",
+]

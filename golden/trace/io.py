@@ -50,6 +50,9 @@ def atomic_write(path: str | os.PathLike, write) -> None:
     os.close(fd)
     try:
         write(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

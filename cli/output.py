@@ -1,0 +1,128 @@
+"""Plain-text tables and JSON result files for the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Sequence
+from importlib import metadata
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from golden.trace.io import atomic_write
+
+__all__ = ["format_table", "format_count", "format_rate", "format_size", "plural", "jsonable",
+           "write_json", "version"]
+
+
+def version() -> str:
+    """Version of the installed gpucache package (``"unknown"`` when run from a bare tree)."""
+    try:
+        return metadata.version("gpucache")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def format_count(n: int) -> str:
+    """An integer with thousands separators (``1,234,567``)."""
+    return f"{int(n):,}"
+
+
+def plural(n: int, word: str) -> str:
+    """``"1 kernel"``, ``"3 kernels"``."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def format_size(n: int) -> str:
+    """A byte count in the largest binary unit that divides it (``4 MB``, ``768 KB``, ``48 B``)."""
+    for unit, size in (("MB", 1 << 20), ("KB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
+
+
+def format_rate(r: float | None) -> str:
+    """A ratio as a percentage with two decimals, ``-`` when undefined."""
+    return "-" if r is None or r != r else f"{100 * r:.2f}%"
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]],
+                 title: str | None = None) -> str:
+    """An aligned text table: numeric columns right-aligned, others left-aligned.
+
+    Parameters
+    ----------
+    headers : sequence of str
+        Column titles.
+    rows : sequence of sequences
+        Cells; integers are printed with :func:`format_count`, other values with ``str``.
+    title : str, optional
+        A line printed above the table.
+
+    Returns
+    -------
+    str
+        The table, without a trailing newline.
+    """
+    cells = [[_cell(v) for v in row] for row in rows]
+    # A column is numeric when every cell that is not a placeholder ("", "-") is a number.
+    filled = [[row[i] for row in rows if row[i] not in ("", "-")] for i in range(len(headers))]
+    right = [bool(col) and all(_numeric(v) for v in col) for col in filled]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+
+    def line(vals: Sequence[str]) -> str:
+        out = [v.rjust(w) if r else v.ljust(w) for v, w, r in zip(vals, widths, right, strict=True)]
+        return "  ".join(out).rstrip()
+
+    lines = [title] if title else []
+    lines += [line(headers), "  ".join("-" * w for w in widths)]
+    lines += [line(r) for r in cells]
+    return "\n".join(lines)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, Integral):
+        return format_count(v)
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def _numeric(v: Any) -> bool:
+    if isinstance(v, Real) and not isinstance(v, bool):
+        return True
+    # Pre-formatted numbers ("93.41%", "1,024") align like numbers.
+    return isinstance(v, str) and v.replace(",", "").replace(".", "").rstrip("%").isdigit()
+
+
+def jsonable(obj: Any) -> Any:
+    """``obj`` with numpy values, tuples and dataclasses turned into JSON types."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return jsonable(dataclasses.asdict(obj))
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return jsonable(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and obj != obj:
+        return None  # NaN is not JSON
+    return obj
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    """Write ``obj`` as indented JSON to ``path`` atomically (a failed write leaves no file)."""
+    text = json.dumps(jsonable(obj), indent=2) + "\n"
+
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    atomic_write(path, write)

@@ -1,0 +1,239 @@
+"""``gpucache run``: a workload through the interleaver and the cache hierarchy.
+
+The main job: build (or load) a workload, interleave it kernel by kernel on
+the configured GPU, stream the accesses through the cache hierarchy, print a
+table per cache level and the instruction counts, and write the results as
+JSON. Nothing is written unless the whole run succeeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from cli.output import (
+    format_count,
+    format_rate,
+    format_size,
+    format_table,
+    plural,
+    version,
+    write_json,
+)
+from cli.progress import progress
+from golden.configs.loader import config_to_dict, load_config
+from golden.configs.schema import SCHEDULERS, GPUConfig
+from golden.errors import InputError
+from golden.trace.model import Workload
+from golden.workloads import registry
+
+__all__ = ["add_parser", "run", "simulate", "load_workload_arg", "scale", "positive_int"]
+
+#: Accesses handed to the hierarchy at a time: bounds memory and paces the progress bar.
+CHUNK = 1 << 20
+
+#: Instruction counters of an interleaved kernel that are reported, in table order.
+INSTRUCTION_FIELDS = ("instructions", "global_instructions", "shared_instructions",
+                      "other_memory_instructions")
+
+
+def scale(text: str) -> float:
+    """argparse type of ``--scale``: a number in (0, 1]."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not 0 < v <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], not {text!r}")
+    return v
+
+
+def positive_int(minimum: int):
+    """argparse type: an integer of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = minimum - 1
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, not {text!r}")
+        return v
+
+    return parse
+
+
+def add_parser(sub) -> None:
+    """Register the subcommand on ``sub`` (an argparse subparsers object)."""
+    p = sub.add_parser("run", help="run a workload through the cache hierarchy",
+                       description="Build (or load) a workload, interleave it on the configured "
+                                   "GPU, run the cache hierarchy and print per-level statistics.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--workload", metavar="NAME",
+                     help="built-in workload (see 'gpucache workloads')")
+    src.add_argument("--trace", metavar="FILE",
+                     help="a trace file (.npz) or an Accel-Sim trace (directory or kernelslist.g)")
+    p.add_argument("--scale", type=scale,
+                   help="input size relative to the paper's, in (0, 1] (default 1)")
+    p.add_argument("--seed", type=positive_int(0), help="input seed (default 0)")
+    p.add_argument("--config", default="tian15", metavar="PRESET|FILE",
+                   help="machine preset or TOML/JSON config file (default tian15)")
+    p.add_argument("--policy", metavar="NAME", help="cache-management policy (default: none)")
+    p.add_argument("--scheduler", choices=SCHEDULERS, help="warp scheduler (default: the config's)")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal, for runs over 2 s)")
+    p.set_defaults(func=run)
+
+
+def load_workload_arg(path: str) -> Workload:
+    """A workload from a gpucache ``.npz`` or an Accel-Sim trace (directory or kernelslist.g)."""
+    p = Path(path)
+    if p.is_dir() or p.suffix in (".g", ".traceg"):
+        from golden.trace.accelsim import read_accelsim
+
+        return read_accelsim(p)
+    from golden.trace.io import load_workload
+
+    return load_workload(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the main job as the arguments say; print the tables, write the JSON."""
+    if args.trace and (args.scale is not None or args.seed is not None):
+        raise InputError("--scale and --seed size a built-in --workload; a --trace runs as recorded")
+    gpu = load_config(args.config)
+    if args.scheduler:
+        gpu = gpu.replace(scheduler=args.scheduler)
+    policy = _policy(args.policy, gpu)
+    if args.trace:
+        wl, trace = load_workload_arg(args.trace), args.trace
+    else:
+        size = 1.0 if args.scale is None else args.scale
+        wl, trace = registry.build(args.workload, size, args.seed or 0), None
+
+    t0 = time.perf_counter()
+    result = simulate(wl, gpu, policy, show_progress=args.progress)
+    seconds = time.perf_counter() - t0
+
+    print(f"workload {wl.name} ({plural(len(wl.kernels), 'kernel')})  config {gpu.name}  "
+          f"policy {args.policy or 'none'}  scheduler {gpu.scheduler}  [{seconds:.1f} s]")
+    print()
+    print(format_results(result, gpu))
+    if args.json:
+        write_json(args.json, {
+            "gpucache_version": version(),
+            "workload": {"name": wl.name, "source": wl.source, "params": wl.params, "trace": trace},
+            "config": config_to_dict(gpu),
+            "policy": args.policy,
+            "scheduler": gpu.scheduler,
+            "seconds": round(seconds, 3),
+            **result,
+        })
+    return 0
+
+
+def _policy(name: str | None, gpu: GPUConfig):
+    """The policy ``name`` with the config's ``policy_params[name]`` (InputError if unknown)."""
+    if name is None:
+        return None
+    from golden.policies.base import get_policy
+
+    params = gpu.policy_params.get(name, {})
+    try:
+        return get_policy(name, **params)
+    except TypeError as e:
+        # A parameter the policy does not take is the config's mistake; other TypeErrors are bugs.
+        if "unexpected keyword argument" not in str(e):
+            raise
+        raise InputError(f"{gpu.name}: policy_params.{name}: {e}") from None
+
+
+def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | None = None) -> dict:
+    """Interleave ``wl`` on ``gpu`` and run it through the cache hierarchy.
+
+    Parameters
+    ----------
+    wl : Workload
+        The kernels to run, in launch order.
+    gpu : GPUConfig
+        Machine (SMs, scheduler, caches).
+    policy : optional
+        A cache-management policy from :func:`golden.policies.base.get_policy`, or None.
+    show_progress : bool or None
+        Progress bar: see :func:`cli.progress.progress`.
+
+    Returns
+    -------
+    dict
+        ``{"kernels": [per-kernel counts], "totals": {...}, "caches": hierarchy stats}``.
+    """
+    # Imported here so that the other commands do not load the compiled cache model.
+    from golden.cache import Hierarchy
+    from golden.trace.interleave import interleave
+
+    hierarchy = Hierarchy(gpu, policy=policy)
+    kernels = []
+    start = 0  # kernels run back to back: each starts at the cycle the previous one ended
+    with progress(wl.n_instructions, "simulating", "inst", show_progress) as bar:
+        for kernel, il in zip(wl.kernels, interleave(wl, gpu), strict=True):
+            acc = il.accesses
+            n = len(acc)
+            done = 0
+            for lo in range(0, n, CHUNK):
+                hierarchy.run(acc[lo:lo + CHUNK])
+                # The bar counts instructions; a kernel's share is spread over its chunks.
+                step = kernel.n_instructions * min(n, lo + CHUNK) // n - done
+                bar.update(step)
+                done += step
+            bar.update(kernel.n_instructions - done)
+            row = {"name": kernel.name, "grid": list(kernel.grid), "block": list(kernel.block)}
+            row.update({f: int(getattr(il, f)) for f in INSTRUCTION_FIELDS})
+            row["accesses"] = n
+            row["cycles"] = int(il.end_cycle) - start
+            start = int(il.end_cycle)
+            kernels.append(row)
+    totals = {k: sum(r[k] for r in kernels) for k in (*INSTRUCTION_FIELDS, "accesses", "cycles")}
+    caches = {level: {k: _plain(v) for k, v in s.items()} for level, s in hierarchy.stats().items()}
+    return {"kernels": kernels, "totals": totals, "caches": caches}
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def format_results(result: dict, gpu: GPUConfig) -> str:
+    """The per-level cache tables and the instruction table of a :func:`simulate` result."""
+    blocks = []
+    for level, cfg in gpu.levels:
+        s = result["caches"].get(level)
+        if s is None:
+            continue
+        reads, writes = s["reads"], s["writes"]
+        rh, wh = s["read_hits"], s["write_hits"]
+        rows = [
+            ("reads", reads, rh, s["read_misses"], format_rate(rh / reads if reads else None)),
+            ("writes", writes, wh, s["write_misses"], format_rate(wh / writes if writes else None)),
+            ("all", s["accesses"], rh + wh, s["read_misses"] + s["write_misses"],
+             format_rate(s["hit_rate"] if s["accesses"] else None)),
+        ]
+        count = f"{gpu.n_sm} x " if level == "l1" else ""
+        title = (f"{level.upper()}: {count}{format_size(cfg.size)}, {cfg.assoc}-way, "
+                 f"{cfg.line_size} B lines, {cfg.replacement}, {cfg.write}")
+        table = format_table(("", "accesses", "hits", "misses", "hit rate"), rows, title=title)
+        extra = "  ".join(f"{name} {format_count(s[key])}" for name, key in (
+            ("fills", "fills"), ("bypasses", "bypasses"), ("evictions", "evictions"),
+            ("write-backs", "writebacks")))
+        blocks.append(f"{table}\n{extra}")
+    rows = [(k["name"], "x".join(map(str, k["grid"])), "x".join(map(str, k["block"])),
+             *(k[f] for f in INSTRUCTION_FIELDS), k["accesses"], k["cycles"])
+            for k in result["kernels"]]
+    t = result["totals"]
+    rows.append(("total", "", "", *(t[f] for f in INSTRUCTION_FIELDS), t["accesses"], t["cycles"]))
+    blocks.append(format_table(("kernel", "grid", "block", "instructions", "global", "shared",
+                                "other memory", "accesses", "cycles"), rows,
+                               title="Warp instructions"))
+    return "\n\n".join(blocks)

@@ -1,0 +1,600 @@
+"""The compiled per-access loop of the cache model.
+
+State
+    All levels of a hierarchy live in one ``int64`` buffer
+    (:class:`EngineState`): a header with each level's parameters and the
+    offsets of its arrays, then the arrays (tags, dirty bits, replacement
+    state, random-generator states, counters). :class:`LevelState` gives
+    numpy views of one level's arrays for inspection. The engine gets a raw
+    pointer to the buffer: the buffer is owned by the Python caller for the
+    whole run, so the reference counting numba would do around every call
+    for an array argument is not needed.
+
+Engine
+    :func:`_access` performs one request at level ``L`` (0 = first level):
+    tag lookup, counters, replacement update, write policy, policy hooks,
+    and the requests to level ``L + 1``, which it makes by calling itself.
+    The level is a run-time value, so one compiled function serves every
+    level and the recursion keeps a single signature (which numba caches
+    reliably). The demand loop inlines a copy of it for the first level, so a
+    first-level hit costs no call.
+
+Hooks
+    Each level's policy hooks come as a tuple (the fields of
+    ``golden.policies.base.LevelHooks``) or ``None`` for the baseline; the
+    three levels' hooks are separate arguments. numba compiles the engine
+    once per distinct combination of hook functions, and ``if h is None`` is
+    decided at compile time, so a baseline level pays nothing. With every
+    hook ``None`` nothing in the types refers to a Python function and the
+    engine is cached on disk (``*_cached``). Hooked runs use a second copy of
+    the same functions compiled in memory only (``*_hooked``): numba keys a
+    function-typed argument by the identity of the function object, so a
+    disk cache would never be hit and would grow by one entry per process.
+
+The exact order of events and hook calls is documented in ``docs/cache.md``.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+
+import numba as nb
+import numpy as np
+from numba.core import types
+from numba.extending import intrinsic, overload
+from numba.np.arrayobj import make_array, populate_array
+
+from golden.cache.indexing import index_params, set_index
+from golden.cache.replacement import (
+    choose_victim,
+    insert,
+    invalidate,
+    replacement_kind,
+    seed_states,
+    touch,
+)
+from golden.cache.stats import (
+    C_BYPASSES,
+    C_EVICTIONS,
+    C_FILLS,
+    C_READ_HITS,
+    C_READ_MISSES,
+    C_WRITE_HITS,
+    C_WRITE_MISSES,
+    C_WRITEBACKS,
+    N_COUNTERS,
+)
+from golden.configs.schema import WRITE_POLICIES, CacheConfig
+from golden.trace.model import Op
+
+__all__ = [
+    "LOAD",
+    "STORE",
+    "ATOMIC",
+    "MEMORY",
+    "BYPASSED",
+    "MAX_LEVELS",
+    "WRITE_THROUGH",
+    "WRITE_EVICT",
+    "WRITE_BACK",
+    "EngineState",
+    "LevelState",
+    "run",
+]
+
+LOAD, STORE, ATOMIC = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC)
+#: Outcome code of an access served by main memory (levels are 1, 2, 3).
+MEMORY = 4
+#: Outcome bit set when the first level bypassed the access.
+BYPASSED = 0x80
+#: Deepest hierarchy the engine runs.
+MAX_LEVELS = 3
+#: Engine codes of the write policies, in the order of ``WRITE_POLICIES``.
+WRITE_THROUGH, WRITE_EVICT, WRITE_BACK = range(3)
+
+# Header: one row of NP words per level.
+(P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_REPL, P_WRITE, P_LSHIFT, P_N,
+ O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(21)
+_HEADER = MAX_LEVELS * NP
+_NC = N_COUNTERS
+# Positions in a hooks tuple (the fields of ``golden.policies.base.LevelHooks``).
+H_STATE, H_ON_HIT, H_ON_MISS, H_ON_REQUEST, H_ON_RESPONSE, H_VICTIM, H_ON_EVICT, H_ON_FILL = range(8)
+
+
+class LevelState:
+    """Views of one level's arrays in an :class:`EngineState` buffer.
+
+    A level is ``n`` identical cache instances (the L1 of each SM, or one
+    shared L2). Writing to these views changes the engine's state.
+
+    Members
+    -------
+    cfg : CacheConfig
+        Geometry and policies of every instance.
+    n : int
+        Number of instances.
+    level : int
+        1, 2 or 3: the outcome code of a hit at this level.
+    tag : numpy.ndarray
+        ``int64[n, sets, assoc]``: the full line number held by each way (in
+        this level's line units), -1 when the way is invalid.
+    dirty : numpy.ndarray
+        ``int64[n, sets, assoc]``: 1 for a modified line, else 0.
+    stamp, freq : numpy.ndarray
+        ``int64[n, sets, assoc]``, tree : ``int64[n, sets]``, rng :
+        ``uint64[n]``, clock : ``int64[1]``: replacement state, see
+        :mod:`golden.cache.replacement`.
+    counters : numpy.ndarray
+        ``int64[n, N_COUNTERS]`` in :data:`golden.cache.stats.ENGINE_COUNTERS` order.
+    """
+
+    def __init__(self, cfg: CacheConfig, n: int, level: int, views: dict[str, np.ndarray]) -> None:
+        self.cfg = cfg
+        self.n = n
+        self.level = level
+        self.tag = views["tag"]
+        self.dirty = views["dirty"]
+        self.stamp = views["stamp"]
+        self.freq = views["freq"]
+        self.tree = views["tree"]
+        self.rng = views["rng"]
+        self.counters = views["counters"]
+        self.clock = views["clock"]
+
+    @property
+    def valid(self) -> np.ndarray:
+        """``bool[n, sets, assoc]``: which ways hold a line."""
+        return self.tag >= 0
+
+    def reset(self) -> None:
+        """Invalidate every line and zero the replacement state and counters."""
+        self.tag.fill(-1)
+        for a in (self.dirty, self.stamp, self.freq, self.tree, self.clock, self.counters):
+            a.fill(0)
+        self.rng[:] = seed_states(self.cfg.seed, self.n)
+
+
+class EngineState:
+    """The state of a chain of cache levels in one buffer.
+
+    Parameters
+    ----------
+    levels : list of (CacheConfig, int)
+        Each level's configuration and number of instances, first level
+        first. Only the first level may have more than one instance; the
+        levels below it are shared (instance 0 serves every request).
+
+    Members
+    -------
+    levels : list of LevelState
+        Views of each level's arrays.
+    buf : numpy.ndarray
+        The ``int64`` buffer the engine runs on.
+
+    Raises
+    ------
+    ValueError
+        If there are no levels or more than :data:`MAX_LEVELS`, a lower level
+        has more than one instance or smaller lines than the level above, or
+        tree pseudo-LRU is asked for more than 64 ways.
+    """
+
+    def __init__(self, levels: list[tuple[CacheConfig, int]]) -> None:
+        if not 1 <= len(levels) <= MAX_LEVELS:
+            raise ValueError(f"levels: must be 1 to {MAX_LEVELS} cache levels, not {len(levels)}")
+        for k, (cfg, n) in enumerate(levels):
+            if not isinstance(n, int) or n < 1 or (k and n != 1):
+                raise ValueError(f"levels[{k}]: instances must be a positive integer (1 below the "
+                                 f"first level), not {n!r}")
+            if cfg.replacement == "plru" and cfg.assoc > 64:
+                raise ValueError(f"replacement: tree pseudo-LRU supports at most 64 ways, not {cfg.assoc}")
+            if k and cfg.line_size < levels[k - 1][0].line_size:
+                raise ValueError(f"levels[{k}].line_size: must be at least the level above's "
+                                 f"{levels[k - 1][0].line_size} bytes, not {cfg.line_size}")
+        header = np.zeros(_HEADER, np.int64)
+        sizes = []
+        offset = _HEADER
+        for k, (cfg, n) in enumerate(levels):
+            lines = n * cfg.sets * cfg.assoc
+            parts = {"tag": lines, "dirty": lines, "stamp": lines, "freq": lines, "tree": n * cfg.sets,
+                     "rng": n, "counters": n * _NC, "clock": 1}
+            row = header[k * NP:(k + 1) * NP]
+            kind, mask, log2_sets, prime, shift = index_params(cfg)
+            row[[P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT]] = (
+                cfg.sets, cfg.assoc, kind, mask, log2_sets, prime, shift)
+            row[P_REPL] = replacement_kind(cfg.replacement)
+            row[P_WRITE] = WRITE_POLICIES.index(cfg.write)
+            row[P_LSHIFT] = cfg.line_size.bit_length() - 1
+            row[P_N] = n
+            row[P_HAS_NEXT] = k + 1 < len(levels)
+            starts = {}
+            for slot, (name, size) in zip((O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK),
+                                          parts.items(), strict=True):
+                row[slot] = starts[name] = offset
+                offset += size
+            sizes.append(starts)
+        self.buf = np.zeros(offset, np.int64)
+        self.buf[:_HEADER] = header
+        self.levels = []
+        for k, ((cfg, n), starts) in enumerate(zip(levels, sizes, strict=True)):
+            shapes = {"tag": (n, cfg.sets, cfg.assoc), "dirty": (n, cfg.sets, cfg.assoc),
+                      "stamp": (n, cfg.sets, cfg.assoc), "freq": (n, cfg.sets, cfg.assoc),
+                      "tree": (n, cfg.sets), "rng": (n,), "counters": (n, _NC), "clock": (1,)}
+            views = {name: self.buf[starts[name]:starts[name] + int(np.prod(shape))].reshape(shape)
+                     for name, shape in shapes.items()}
+            views["rng"] = views["rng"].view(np.uint64)
+            state = LevelState(cfg, n, k + 1, views)
+            state.reset()
+            self.levels.append(state)
+
+
+@intrinsic
+def _at(typingctx, ptr, offset):
+    """``ptr + offset`` (elements) as a pointer to int64."""
+    if not isinstance(ptr, types.CPointer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.gep(args[0], [args[1]])
+
+    return types.CPointer(types.int64)(ptr, types.intp), codegen
+
+
+@intrinsic
+def _at_u64(typingctx, ptr, offset):
+    """``ptr + offset`` (elements) as a pointer to uint64 (same bits)."""
+    if not isinstance(ptr, types.CPointer):
+        return None
+    u64p = types.CPointer(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(builder.gep(args[0], [args[1]]), context.get_value_type(u64p))
+
+    return u64p(ptr, types.intp), codegen
+
+
+@intrinsic
+def _params(typingctx, ptr, offset):
+    """The ``NP`` header words of a level starting at ``ptr + offset``, as a tuple of ints.
+
+    Values in a tuple stay in registers across the per-access loop; loads
+    from the buffer would be repeated after every store into it.
+    """
+    if not isinstance(ptr, types.CPointer):
+        return None
+    tup = types.UniTuple(types.int64, NP)
+
+    def codegen(context, builder, sig, args):
+        ptr, base = args
+        items = [builder.load(builder.gep(ptr, [builder.add(base, context.get_constant(types.intp, i))]))
+                 for i in range(NP)]
+        return context.make_tuple(builder, tup, items)
+
+    return tup(ptr, types.intp), codegen
+
+
+@intrinsic
+def _ptr(typingctx, arr):
+    """Raw pointer to the data of a contiguous array (owned by the caller)."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return make_array(arr)(context, builder, value=args[0]).data
+
+    return types.CPointer(arr.dtype)(arr), codegen
+
+
+@intrinsic
+def _borrow(typingctx, tup):
+    """The tuple with every array replaced by a view without a reference count.
+
+    Used for the policies' state arrays, which hooks index as arrays.
+    """
+    if not isinstance(tup, types.BaseTuple):
+        return None
+
+    def codegen(context, builder, sig, args):
+        items = []
+        for i, ty in enumerate(tup.types):
+            v = builder.extract_value(args[0], i)
+            if isinstance(ty, types.Array):
+                src = make_array(ty)(context, builder, value=v)
+                dst = make_array(ty)(context, builder)
+                populate_array(dst, data=src.data, shape=src.shape, strides=src.strides,
+                               itemsize=src.itemsize, meminfo=None)
+                v = dst._getvalue()
+            else:
+                context.nrt.incref(builder, ty, v)
+            items.append(v)
+        return context.make_tuple(builder, tup, items)
+
+    return tup(tup), codegen
+
+
+def _engine_hooks(h):
+    """Hooks as the engine takes them: a plain tuple with the state borrowed; None stays None."""
+
+
+# An overload picks the implementation from the argument type at compile time
+# (one function returning None or a tuple would be typed as an optional tuple).
+@overload(_engine_hooks, jit_options={"nogil": True})
+def _ol_engine_hooks(h):
+    if isinstance(h, types.NoneType):
+        return lambda h: None
+    return lambda h: (_borrow(h[0]), h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+
+
+# Hook dispatch by level. ``h is None`` is decided at compile time because
+# each ``h`` is an argument of these functions.
+@nb.njit(nogil=True, inline="always")
+def _on_hit(h1, h2, h3, L, c, s, w, line, pc, op, t):
+    if L == 0:
+        if h1 is not None:
+            h1[H_ON_HIT](h1[H_STATE], c, s, w, line, pc, op, t)
+    elif L == 1:
+        if h2 is not None:
+            h2[H_ON_HIT](h2[H_STATE], c, s, w, line, pc, op, t)
+    elif h3 is not None:
+        h3[H_ON_HIT](h3[H_STATE], c, s, w, line, pc, op, t)
+
+
+@nb.njit(nogil=True, inline="always")
+def _on_miss(h1, h2, h3, L, c, s, line, pc, op, t):
+    if L == 0:
+        if h1 is not None:
+            return np.int64(h1[H_ON_MISS](h1[H_STATE], c, s, line, pc, op, t))
+    elif L == 1:
+        if h2 is not None:
+            return np.int64(h2[H_ON_MISS](h2[H_STATE], c, s, line, pc, op, t))
+    elif h3 is not None:
+        return np.int64(h3[H_ON_MISS](h3[H_STATE], c, s, line, pc, op, t))
+    return np.int64(0)
+
+
+@nb.njit(nogil=True, inline="always")
+def _on_request(h1, h2, h3, L, c, s, w, line, flags, t):
+    if L == 0:
+        if h1 is not None:
+            return np.int64(h1[H_ON_REQUEST](h1[H_STATE], c, s, w, line, flags, t))
+    elif L == 1:
+        if h2 is not None:
+            return np.int64(h2[H_ON_REQUEST](h2[H_STATE], c, s, w, line, flags, t))
+    elif h3 is not None:
+        return np.int64(h3[H_ON_REQUEST](h3[H_STATE], c, s, w, line, flags, t))
+    return np.int64(0)
+
+
+@nb.njit(nogil=True, inline="always")
+def _on_response(h1, h2, h3, L, c, s, line, pc, op, flags, resp, t):
+    if L == 0:
+        if h1 is not None:
+            return np.int64(h1[H_ON_RESPONSE](h1[H_STATE], c, s, line, pc, op, flags, resp, t))
+    elif L == 1:
+        if h2 is not None:
+            return np.int64(h2[H_ON_RESPONSE](h2[H_STATE], c, s, line, pc, op, flags, resp, t))
+    elif h3 is not None:
+        return np.int64(h3[H_ON_RESPONSE](h3[H_STATE], c, s, line, pc, op, flags, resp, t))
+    return np.int64(0)
+
+
+@nb.njit(nogil=True, inline="always")
+def _victim(h1, h2, h3, L, c, s, way, t):
+    if L == 0:
+        if h1 is not None:
+            return np.int64(h1[H_VICTIM](h1[H_STATE], c, s, way, t))
+    elif L == 1:
+        if h2 is not None:
+            return np.int64(h2[H_VICTIM](h2[H_STATE], c, s, way, t))
+    elif h3 is not None:
+        return np.int64(h3[H_VICTIM](h3[H_STATE], c, s, way, t))
+    return way
+
+
+@nb.njit(nogil=True, inline="always")
+def _on_evict(h1, h2, h3, L, c, s, w, line, dirty, t):
+    if L == 0:
+        if h1 is not None:
+            h1[H_ON_EVICT](h1[H_STATE], c, s, w, line, dirty, t)
+    elif L == 1:
+        if h2 is not None:
+            h2[H_ON_EVICT](h2[H_STATE], c, s, w, line, dirty, t)
+    elif h3 is not None:
+        h3[H_ON_EVICT](h3[H_STATE], c, s, w, line, dirty, t)
+
+
+@nb.njit(nogil=True, inline="always")
+def _on_fill(h1, h2, h3, L, c, s, w, line, pc, op, t):
+    if L == 0:
+        if h1 is not None:
+            h1[H_ON_FILL](h1[H_STATE], c, s, w, line, pc, op, t)
+    elif L == 1:
+        if h2 is not None:
+            h2[H_ON_FILL](h2[H_STATE], c, s, w, line, pc, op, t)
+    elif h3 is not None:
+        h3[H_ON_FILL](h3[H_STATE], c, s, w, line, pc, op, t)
+
+
+def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
+    """One request at level ``L`` (0-based) of the chain in ``buf``; ``p`` is its header row.
+
+    ``c`` is the instance (the SM at the first level, 0 below), ``line`` is
+    in this level's line units, ``op`` is LOAD, STORE or ATOMIC (writebacks
+    arrive as STORE), ``flags`` the request flags of a fill request from the
+    level above, ``t`` the index of the demand access. At level 0 the
+    request is a demand access from an SM; below, a request from the level
+    above. Returns ``(served, resp)``: the outcome code (the first level
+    whose lookup hit, ``MEMORY`` if none did, plus ``BYPASSED``) and, for a
+    fill request, the response bits of ``on_request``.
+
+    The next level is reached by calling ``_access`` (the name is bound to
+    the cached or the hooked compiled copy, see the module docstring).
+    """
+    ways = p[P_WAYS]
+    repl = p[P_REPL]
+    tag = _at(buf, p[O_TAG])
+    dirty = _at(buf, p[O_DIRTY])
+    stamp = _at(buf, p[O_STAMP])
+    freq = _at(buf, p[O_FREQ])
+    tree = _at(buf, p[O_TREE])
+    ctr = _at(buf, p[O_CTR] + c * _NC)
+    clock = _at(buf, p[O_CLOCK])
+    s = set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME],
+                  p[P_SHIFT])
+    sid = c * p[P_SETS] + s
+    base = sid * ways
+    way = np.int64(-1)
+    for w in range(ways):
+        if tag[base + w] == line:
+            way = np.int64(w)
+            break
+    demand = L == 0
+    has_next = p[P_HAS_NEXT] != 0
+    served = np.int64(L + 1)
+    is_load = op == LOAD
+    policy = p[P_WRITE]
+    atomic_here = demand and op == ATOMIC
+    if atomic_here:
+        policy = WRITE_THROUGH  # atomics are performed below the first level
+    forward = False  # the write goes on to the next level
+    take_below = atomic_here  # the outcome is the next level's
+    if way >= 0:
+        ctr[C_READ_HITS if is_load else C_WRITE_HITS] += 1
+        touch(repl, stamp, freq, tree, clock, sid, base, way, ways)
+        _on_hit(h1, h2, h3, L, c, s, way, line, pc, op, t)
+        if not is_load:
+            if policy == WRITE_BACK:
+                dirty[base + way] = 1
+            else:
+                forward = True
+                if policy == WRITE_EVICT:
+                    ctr[C_EVICTIONS] += 1
+                    _on_evict(h1, h2, h3, L, c, s, way, line, dirty[base + way], t)
+                    tag[base + way] = -1
+                    dirty[base + way] = 0
+                    invalidate(stamp, freq, base, way)
+    elif is_load or policy == WRITE_BACK:
+        # Miss with allocation: fetch the line, then fill it unless the policy bypasses.
+        ctr[C_READ_MISSES if is_load else C_WRITE_MISSES] += 1
+        req = _on_miss(h1, h2, h3, L, c, s, line, pc, op, t)
+        resp = np.int64(0)
+        if has_next:
+            q = _params(buf, (L + 1) * NP)
+            served, resp = _access(buf, q, h1, h2, h3, L + 1, np.int64(0),
+                                   line >> (q[P_LSHIFT] - p[P_LSHIFT]), pc, np.int64(LOAD), req, t)
+        else:
+            served = np.int64(MEMORY)
+        if _on_response(h1, h2, h3, L, c, s, line, pc, op, req, resp, t) != 0:
+            ctr[C_BYPASSES] += 1
+            forward = not is_load  # a bypassed store is written below instead
+            if demand:
+                served |= BYPASSED
+        else:
+            rng = _at_u64(buf, p[O_RNG])
+            v = choose_victim(repl, tag, stamp, freq, tree, rng, c, sid, base, ways)
+            v = _victim(h1, h2, h3, L, c, s, v, t)
+            old = tag[base + v]
+            if old >= 0:
+                ctr[C_EVICTIONS] += 1
+                was_dirty = dirty[base + v]
+                _on_evict(h1, h2, h3, L, c, s, v, old, was_dirty, t)
+                if was_dirty:
+                    ctr[C_WRITEBACKS] += 1
+                    if has_next:
+                        q = _params(buf, (L + 1) * NP)
+                        _access(buf, q, h1, h2, h3, L + 1, np.int64(0), old >> (q[P_LSHIFT] - p[P_LSHIFT]),
+                                pc, np.int64(STORE), np.int64(0), t)
+            tag[base + v] = line
+            dirty[base + v] = 0 if is_load else 1
+            insert(repl, stamp, freq, tree, clock, sid, base, v, ways)
+            ctr[C_FILLS] += 1
+            _on_fill(h1, h2, h3, L, c, s, v, line, pc, op, t)
+            way = v
+    else:
+        # Store miss without write-allocate. No fill request: on_miss's flags go nowhere.
+        ctr[C_WRITE_MISSES] += 1
+        _on_miss(h1, h2, h3, L, c, s, line, pc, op, t)
+        forward = True
+        take_below = True
+    if forward:
+        below = np.int64(MEMORY)
+        if has_next:
+            q = _params(buf, (L + 1) * NP)
+            below, _ = _access(buf, q, h1, h2, h3, L + 1, np.int64(0), line >> (q[P_LSHIFT] - p[P_LSHIFT]),
+                               pc, op, np.int64(0), t)
+        if take_below:
+            served = below
+    resp_up = np.int64(0)
+    if is_load and not demand:
+        resp_up = _on_request(h1, h2, h3, L, c, s, way, line, flags, t)
+    return served, resp_up
+
+
+# Bound to each family's compiled copy of _access (inlined) by _compile_family.
+_access_first = None
+
+
+def _loop(buf, h1, h2, h3, sm, op, pc, line, t0, out):
+    p = _params(buf, 0)
+    for i in range(line.size):
+        served, _ = _access_first(buf, p, h1, h2, h3, 0, np.int64(sm[i]), line[i], np.int64(pc[i]),
+                                  np.int64(op[i]), np.int64(0), t0 + i)
+        out[i] = served
+
+
+def _run(buf, h1, h2, h3, sm, op, pc, line, t0, out):
+    _loop(_ptr(buf), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), sm, op, pc, line, t0, out)
+
+
+def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
+    """Compile ``_access``, its inlined first-level copy, ``_loop`` and ``_run`` as one family.
+
+    The functions find each other through module-level names; each family
+    gets its own copy of the globals with those names bound to its members.
+    """
+    names = dict(globals())
+    opts = {"nogil": True, "cache": cache}
+
+    def copy(fn):
+        return pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
+
+    names["_access"] = nb.njit(**opts)(copy(_access))
+    # The baseline family inlines the first level into the loop (a first-level hit then
+    # costs no call); hooked families, compiled in every process, skip that to halve
+    # their compile time.
+    names["_access_first"] = nb.njit(inline="always", **opts)(copy(_access)) if cache else names["_access"]
+    names["_loop"] = nb.njit(**opts)(copy(_loop))
+    names["_run"] = nb.njit(**opts)(copy(_run))
+    return pytypes.SimpleNamespace(run=names["_run"])
+
+
+_CACHED = _compile_family(cache=True)
+_HOOKED = _compile_family(cache=False)
+
+
+def run(state: EngineState, hooks: list, sm: np.ndarray, op: np.ndarray, pc: np.ndarray,
+        line: np.ndarray, t0: int) -> np.ndarray:
+    """Run demand accesses through the levels of ``state``.
+
+    Parameters
+    ----------
+    state : EngineState
+        The levels; updated in place.
+    hooks : list
+        One entry per level: a ``LevelHooks`` or None (baseline).
+    sm, op, pc, line : numpy.ndarray
+        ``uint16`` SM (first-level instance), ``uint8`` op, ``uint32`` PC and
+        ``int64`` line number (first-level units) of each access, contiguous.
+    t0 : int
+        Index of the first access in the whole stream (the hooks' ``t``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``uint8`` outcome per access.
+    """
+    h = list(hooks) + [None] * (MAX_LEVELS - len(hooks))
+    family = _CACHED if all(x is None for x in h) else _HOOKED
+    out = np.empty(line.size, np.uint8)
+    family.run(state.buf, h[0], h[1], h[2], sm, op, pc, line, np.int64(t0), out)
+    return out

@@ -1,0 +1,1 @@
+"""Measurements the papers report, computed from golden runs."""
