@@ -6,6 +6,8 @@ Subcommands (one module each, this file only dispatches)::
     gpucache run --workload NAME | --trace FILE [...]         cli/run.py
     gpucache trace convert SRC OUT.npz | trace info FILE      cli/trace.py
     gpucache configs [show PRESET|FILE]                       here
+    gpucache cosim --unit U --workload W [--sim S] [...]      cli/cosim.py
+    gpucache synth --unit U|all [--config C] [--out DIR]      cli/synth.py
 
 A user's mistake (an :class:`~golden.errors.InputError`, or a bad argument)
 prints one line ``gpucache: error: <message>`` on stderr and exits with
@@ -18,7 +20,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from cli import cosim as cosim_cmd
 from cli import run as run_cmd
+from cli import synth as synth_cmd
 from cli import trace as trace_cmd
 from cli import workloads as workloads_cmd
 from cli.output import format_size, format_table, version
@@ -52,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_parser(sub)
     trace_cmd.add_parser(sub)
     _add_configs_parser(sub)
+    cosim_cmd.add_parser(sub)
+    synth_cmd.add_parser(sub)
     return parser
 
 

@@ -6,6 +6,7 @@ elaborate exactly the same hardware.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from amaranth.lib import wiring
@@ -44,6 +45,12 @@ class PredictorParams:
     hash_bits: int = 7
     pc_shift: int = 3
     store_reuse: bool = True
+
+    @classmethod
+    def from_policy_params(cls, params: dict) -> PredictorParams:
+        """The hardware parameters among a ``pc-bypass`` policy's (others, e.g. ``correction``, ignored)."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in params.items() if k in names})
 
 
 def build_unit(name: str, gpu: GPUConfig, params: PredictorParams | None = None) -> wiring.Component:

@@ -60,8 +60,7 @@ class CosimUnit:
 
 
 def _params(p: PCBypass) -> PredictorParams:
-    return PredictorParams(entries=p.entries, counter_width=p.counter_width, threshold=p.threshold,
-                           hash_bits=p.hash_bits, pc_shift=p.pc_shift, store_reuse=p.store_reuse)
+    return PredictorParams.from_policy_params(vars(p))
 
 
 def _to_log(rows: np.ndarray, columns: tuple[str, ...], model: UnitModel) -> np.ndarray:
