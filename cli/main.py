@@ -6,6 +6,7 @@ Subcommands (one module each, this file only dispatches)::
     gpucache run --workload NAME | --trace FILE [...]         cli/run.py
     gpucache trace convert SRC OUT.npz | trace info FILE      cli/trace.py
     gpucache configs [show PRESET|FILE]                       here
+    gpucache compare --suite tian15 [--plot DIR] [--json P]   cli/compare.py
     gpucache cosim --unit U --workload W [--sim S] [...]      cli/cosim.py
     gpucache synth --unit U|all [--config C] [--out DIR]      cli/synth.py
 
@@ -20,6 +21,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from cli import compare as compare_cmd
 from cli import cosim as cosim_cmd
 from cli import run as run_cmd
 from cli import synth as synth_cmd
@@ -56,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_parser(sub)
     trace_cmd.add_parser(sub)
     _add_configs_parser(sub)
+    compare_cmd.add_parser(sub)
     cosim_cmd.add_parser(sub)
     synth_cmd.add_parser(sub)
     return parser

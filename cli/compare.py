@@ -1,0 +1,100 @@
+"""``gpucache compare``: tian15's four configurations on a suite, beside the paper's figures."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from cli.output import format_table, write_json
+from cli.progress import progress
+from cli.run import scale
+from golden.configs.loader import config_to_dict, load_config
+from golden.errors import InputError
+from golden.workloads import registry
+
+__all__ = ["add_parser", "compare"]
+
+_COLUMNS = (
+    ("zero-reuse", "zero_reuse"),
+    ("miss PC", "misses_norm_pc-bypass"),
+    ("miss ctr", "misses_norm_counter-bypass"),
+    ("miss 32KB", "misses_norm_baseline-32KB"),
+    ("byp/miss", "bypass_share"),
+    ("coverage", "coverage"),
+    ("FP", "fp_rate"),
+    ("FP sdbp", "fp_rate_sdbp"),
+    ("energy", "energy_ratio"),
+)
+
+
+def add_parser(sub) -> None:
+    from golden.experiments.tian15 import CONFIGS
+
+    p = sub.add_parser(
+        "compare", help="run tian15's comparison on a suite and print it beside the paper",
+        description="Run baseline 16 KB, PC-based 16 KB, counter-based 16 KB and baseline 32 KB L1s on "
+                    "every workload of a suite; print one row per workload, the averages, and tian15's "
+                    "figures (zero-reuse blocks, normalised misses, bypass share, coverage, false "
+                    "positives, L1 energy).")
+    p.add_argument("--suite", default="tian15", help="workload suite (default tian15)")
+    p.add_argument("--workloads", nargs="+", metavar="NAME", help="only these workloads of the suite")
+    p.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS), metavar="CONFIG",
+                   help=f"configurations to run (default all: {', '.join(CONFIGS)})")
+    p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
+    p.add_argument("--scale", type=scale, default=1.0, help="input size relative to the paper's")
+    p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar (default: on a terminal)")
+    p.set_defaults(func=compare)
+
+
+def _fmt(v) -> str:
+    return "-" if v is None else f"{v:.3f}"
+
+
+def compare(args: argparse.Namespace) -> int:
+    from golden.experiments.tian15 import PAPER, compare_workload, storage_overheads, suite_average
+
+    gpu = load_config(args.config)
+    if args.suite not in registry.suites():
+        raise InputError(f"unknown suite {args.suite!r}; suites are {', '.join(registry.suites())}")
+    names = registry.names(args.suite)
+    if args.workloads:
+        names = [registry.get(w if "/" in w else f"{args.suite}/{w}").key for w in args.workloads]
+    t0 = time.perf_counter()
+    rows = []
+    with progress(len(names), "workloads", "wl", args.progress) as bar:
+        for name in names:
+            wl = registry.build(name, args.scale)
+            rows.append(compare_workload(wl, gpu, tuple(args.configs)))
+            bar.update(1)
+    avg = suite_average(rows)
+    seconds = time.perf_counter() - t0
+    table = [[r["workload"].split("/")[-1]] + [_fmt(r.get(k)) for _, k in _COLUMNS] for r in rows]
+    table.append(["average"] + [_fmt(avg.get(k)) for _, k in _COLUMNS])
+    paper = {"zero_reuse": "zero_reuse", "bypass_share": "bypass_share", "coverage": "coverage",
+             "fp_rate": "fp_rate", "fp_rate_sdbp": "fp_rate_sdbp", "energy_ratio": "energy_ratio"}
+    table.append(["tian15"] + [_fmt(PAPER[paper[k]][0]) if k in paper else "-" for _, k in _COLUMNS])
+    print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  "
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s]")
+    print(format_table(["workload"] + [c for c, _ in _COLUMNS], table))
+    print("miss = L1 load misses / 16 KB baseline; byp/miss = bypasses / load misses; "
+          "energy = L1 energy (dynamic + static) / baseline")
+    storage = storage_overheads(gpu)
+    print(f"storage per L1: PC-based {storage['pc-bypass']['per_l1_bytes']:.0f} B "
+          f"(+ {storage['pc-bypass']['l2_bytes']:.0f} B of L2 bypassBits), counter-based "
+          f"{storage['counter-bypass']['per_l1_bytes'] / 1024:.3f} KB "
+          f"(tian15: {PAPER['counter_storage_kb'][0]} KB)")
+    for _, source in PAPER.values():
+        print(f"  paper: {source}")
+    if args.plot:
+        from golden.experiments.tian15_plots import plot_all
+
+        for path in plot_all(rows, avg, args.plot):
+            print(f"wrote {path}")
+    if args.json:
+        write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
+                               "config": config_to_dict(gpu), "seconds": seconds, "rows": rows,
+                               "average": avg, "paper": PAPER, "storage": storage})
+    return 0

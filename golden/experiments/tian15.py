@@ -1,0 +1,165 @@
+"""tian15's comparison: baseline 16 KB, PC-based 16 KB, counter-based 16 KB, baseline 32 KB.
+
+For every workload the access stream is interleaved once (the interleaver
+does not depend on the L1) and run through the four hierarchies kernel by
+kernel. The rows hold the measurements of tian15's Figures 1, 6, 7, 8 and
+11 (see :mod:`golden.metrics.tian15` for their definitions); the suite
+average is the arithmetic mean over workloads, as the paper's "on average".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from golden.cache.hierarchy import Hierarchy
+from golden.configs.schema import GPUConfig
+from golden.metrics.tian15 import ReuseObserver, false_positives, l1_energy
+from golden.policies.base import get_policy
+from golden.trace.interleave import interleave
+from golden.trace.model import Workload
+
+__all__ = ["CONFIGS", "PAPER", "compare_workload", "suite_average", "storage_overheads"]
+
+#: The four configurations of tian15 Section 5.2, in the paper's order.
+CONFIGS = ("baseline", "pc-bypass", "counter-bypass", "baseline-32KB")
+
+#: The paper's suite-level figures, with their source.
+PAPER = {
+    "zero_reuse": (0.46, "tian15 Fig. 1: 46% on average, at most 84%"),
+    "bypass_share": (0.58, "tian15 Fig. 6: 58% of misses bypassed on average"),
+    "coverage": (0.586, "tian15 Fig. 11: coverage 58.6%"),
+    "fp_rate": (0.12, "tian15 Sec. 5.3: false positives 12% (bypassed or replaced blocks)"),
+    "fp_rate_sdbp": (0.01, "tian15 Sec. 5.3: 1% with SDBP's definition"),
+    "energy_ratio": (0.75, "tian15 Fig. 7: 25% less L1 energy on average, 49% at most"),
+    "counter_storage_kb": (10.626, "tian15 Sec. 4.1: counter-based predictor 10.626 KB per 16 KB L1"),
+}
+
+
+@dataclass
+class _Run:
+    name: str
+    policy: object
+    hierarchy: Hierarchy
+    outcomes: list
+
+
+def _l1_32kb(gpu: GPUConfig) -> GPUConfig:
+    return gpu.replace(l1=gpu.l1.replace(size=2 * gpu.l1.size))
+
+
+def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = CONFIGS,
+                     policy_params: dict | None = None,
+                     progress: Callable[[int], None] | None = None) -> dict:
+    """Run ``wl`` in each configuration and measure what tian15 measures.
+
+    Parameters
+    ----------
+    wl : Workload
+        The workload.
+    gpu : GPUConfig
+        The 16 KB baseline machine (tian15 preset); the 32 KB one doubles its L1.
+    configs : tuple of str
+        A subset of :data:`CONFIGS`; ``"baseline"`` is always run (the reference).
+    policy_params : dict, optional
+        Per-policy parameters (``{"pc-bypass": {...}}``); default the config's.
+    progress : callable, optional
+        Called with the number of accesses done after each chunk.
+
+    Returns
+    -------
+    dict
+        One row: per-config L1 counters and the derived metrics.
+    """
+    params = gpu.policy_params if policy_params is None else policy_params
+    names = ("baseline",) + tuple(c for c in configs if c != "baseline")
+    runs = []
+    for name in names:
+        if name == "baseline":
+            pol, machine = ReuseObserver(), gpu
+        elif name == "baseline-32KB":
+            pol, machine = None, _l1_32kb(gpu)
+        else:
+            pol, machine = get_policy(name, **params.get(name, {})), gpu
+        runs.append(_Run(name, pol, Hierarchy(machine, pol), []))
+    keep = {"baseline", "pc-bypass"}
+    sms, lines = [], []
+    cycles = 0
+    for part in interleave(wl, gpu):
+        acc = part.accesses
+        for r in runs:
+            out = r.hierarchy.run(acc, outcomes=r.name in keep)
+            if r.name in keep:
+                r.outcomes.append(out)
+        sms.append(acc["sm"])
+        lines.append(acc["line"])
+        cycles = part.end_cycle
+        if progress:
+            progress(len(acc))
+    by = {r.name: r for r in runs}
+    l1 = {r.name: r.hierarchy.stats()["l1"] for r in runs}
+    base = l1["baseline"]
+    row = {"workload": wl.name, "accesses": base["accesses"], "cycles": int(cycles),
+           "l1": l1, "zero_reuse": by["baseline"].policy.zero_reuse_share}
+    for name in names[1:]:
+        row[f"misses_norm_{name}"] = _ratio(l1[name]["read_misses"], base["read_misses"])
+    e_base = l1_energy(base["accesses"], base["fills"], cycles, n_l1=gpu.n_sm)
+    row["energy_baseline_nj"] = e_base
+    if "pc-bypass" in by:
+        pol = by["pc-bypass"].policy
+        st = pol.stats()
+        p = l1["pc-bypass"]
+        row["predictor"] = st
+        row["bypass_share"] = _ratio(p["bypasses"], p["read_misses"])
+        row["coverage"] = st["coverage"]
+        cat = np.concatenate
+        row.update(false_positives(cat(sms), cat(lines), cat(by["baseline"].outcomes),
+                                   cat(by["pc-bypass"].outcomes), st["bypass_predictions"]))
+        table = st["table_lookups"] + st["table_increments"] + st["table_decrements"]
+        e = l1_energy(p["accesses"], p["fills"], cycles, table_accesses=table, bypassing=True,
+                      n_l1=gpu.n_sm)
+        row["energy_pc_bypass_nj"] = e
+        row["energy_ratio"] = _ratio(e["total"], e_base["total"])
+        row["dynamic_energy_ratio"] = _ratio(e["dynamic"], e_base["dynamic"])
+    return row
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 1.0
+
+
+#: Row keys averaged over the suite.
+AVERAGED = ("zero_reuse", "misses_norm_pc-bypass", "misses_norm_counter-bypass", "misses_norm_baseline-32KB",
+            "bypass_share", "coverage", "fp_rate", "fp_rate_sdbp", "energy_ratio", "dynamic_energy_ratio")
+
+
+def suite_average(rows: list[dict]) -> dict:
+    """Arithmetic mean over workloads of every metric in :data:`AVERAGED` (and the maxima tian15 quotes)."""
+    out = {}
+    for key in AVERAGED:
+        vals = [r[key] for r in rows if key in r]
+        if vals:
+            out[key] = float(np.mean(vals))
+    if rows:
+        out["zero_reuse_max"] = max(r["zero_reuse"] for r in rows)
+        if any("energy_ratio" in r for r in rows):
+            out["energy_saving_max"] = 1 - min(r["energy_ratio"] for r in rows if "energy_ratio" in r)
+    return out
+
+
+def storage_overheads(gpu: GPUConfig, policy_params: dict | None = None) -> dict:
+    """Extra storage of each technique for ``gpu``'s caches, in bytes (tian15 Section 4.1)."""
+    params = gpu.policy_params if policy_params is None else policy_params
+    pc = get_policy("pc-bypass", **params.get("pc-bypass", {}))
+    Hierarchy(gpu, pc)  # attaches the policy to the configuration's caches
+    bits = pc.storage_bits()
+    cb = get_policy("counter-bypass", **params.get("counter-bypass", {}))
+    cbits = cb.storage_bits(gpu.l1)
+    return {
+        "pc-bypass": {"per_l1_bytes": (bits["prediction_table"] + bits["l1_hashed_pc"]) / 8,
+                      "l2_bytes": bits["l2_bypass_bits"] / 8, "detail_bits": bits},
+        "counter-bypass": {"per_l1_bytes": cbits["total_bytes"], "detail_bits": cbits},
+        "baseline-32KB": {"per_l1_bytes": gpu.l1.size},
+    }
