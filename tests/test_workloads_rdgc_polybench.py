@@ -19,12 +19,16 @@ from golden.workloads import registry
 from golden.workloads._common import DeviceMemory
 from golden.workloads._polybench import (
     Emitter,
+    Run,
     check_mode,
     ld,
+    matvec_kernel,
     problem_size,
     shifted,
     st,
+    update,
 )
+from golden.workloads.stats import paper_figure
 
 NAMES = ["2dconv", "2mm", "3dconv", "atax", "bicg", "corr", "covar", "fdtd", "gesummv",
          "gramschmidt", "mvt", "syr2k", "syrk"]
@@ -431,6 +435,52 @@ def test_emitter_loop_with_per_thread_trips_and_forwarding():
     assert list(thread_access_counts(k)[:3]) == [2, 3, 0]
     # gaps: prologue + overhead; flop; overhead (dropped load) + flop; tail: trip 3's rest
     assert list(k.insts["gap"]) == [1 + 2, 1, 2 + 1] and int(k.tail[0]) == 0 + 1
+
+
+def test_update_loads_target_then_terms_then_stores():
+    body = update("x", 100, [ld("ld_a", 200, step=4)], 8, step=16, flops=3, forwarded="rest",
+                  gap=1, active=np.array([True]))
+    assert [(a.op, a.label, a.offset, a.step, a.gap, a.forwarded) for a in body] == [
+        (Op.LOAD, "ld_x", 8, 16, 1, "rest"), (Op.LOAD, "ld_a", 0, 4, 0, "never"),
+        (Op.STORE, "st_x", 8, 16, 3, "never")]
+    assert body[0].active is body[2].active and body[1].active is None
+
+
+def test_run_allocates_floats_in_order():
+    run = Run(64, 0.5, "source", minimum=40)
+    assert run.n == 40 and run.accesses == "source"
+    a, b = run.alloc(A=10, b=3)
+    assert b == a + 256 and run.mem.sizes() == {"A": 40, "b": 12}
+    wl_ = run.workload("x", [], "src", n=run.n)
+    assert wl_.name == "rdgc/x" and wl_.params == {"n": 40, "accesses": "source",
+                                                   "arrays": {"A": 40, "b": 12}}
+
+
+@pytest.mark.parametrize("accesses, zeroed, count", [
+    ("source", False, 4 * 3), ("compiled", False, 1 + 3 * 3),
+    ("source", True, 1 + 4 * 3), ("compiled", True, 1 + 3 * 3)])
+def test_matvec_kernel(accesses, zeroed, count):
+    # 40 threads in blocks of 32, 3 trips: acc[t] (= 0;) acc[t] += m[t*5 + k*7] * v[k]
+    run = Run(1, 1.0, accesses)
+    acc, m, v = 0x10000, 0x20000, 0x30000
+    k = matvec_kernel(run, "mv", threads=40, trips=3, block=32, acc=acc, matrix=m,
+                      per_thread=5, per_trip=7, vector=v, zeroed=zeroed)
+    assert k.grid == (2, 1, 1)
+    assert thread_access_counts(k).tolist() == [count] * 40 + [0] * 24
+    got = touched([k])
+    t, trip = np.meshgrid(np.arange(40), np.arange(3))
+    want = np.unique(np.concatenate([acc + 4 * np.arange(40), m + 4 * (t * 5 + trip * 7).ravel(),
+                                     v + 4 * np.arange(3)]))
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_registered_paper_size_is_the_formulas_n(name):
+    spec = registry.get(f"rdgc/{name}")
+    mod = importlib.import_module(f"golden.workloads.rdgc_{name}")
+    assert spec.paper["N"] == spec.paper["size"] == mod.N_PAPER and spec.version == 2
+    assert mod.build.__doc__.startswith(f"rdgc/{name} at ``N = round({mod.N_PAPER} * scale)``")
+    assert paper_figure(registry.get("rdgc/corr").paper, "L") == "(3N + 2)N + 1 = 197,121"
 
 
 @pytest.mark.slow

@@ -1,4 +1,4 @@
-"""The rdgc suite's Rodinia 3.1 emulators: bp, cfd, hotspot, nw, srad (and golden.workloads._rodinia).
+"""The rdgc suite's Rodinia 3.1 emulators: bp, cfd, hotspot, nw, srad (and their building blocks).
 
 Per-thread access counts are checked against closed forms worked out from the
 CUDA sources, stored footprints against the arrays the kernels write (every
@@ -18,13 +18,9 @@ from golden.trace.io import load_workload, save_workload
 from golden.trace.model import INST_DTYPE, KernelTrace, Op, Space, lane_addresses
 from golden.workloads import registry
 from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._rodinia import (
-    Program,
-    backprop_kernels,
-    cta_template,
-    needle_kernels,
-    srad_v2_kernels,
-)
+from golden.workloads._program import Program
+from golden.workloads._replicate import cta_template
+from golden.workloads._rodinia import backprop_kernels, needle_kernels, srad_v2_kernels
 from golden.workloads.rdgc_cfd import FAR_FIELD, WING, flux_kernel, tet_mesh
 from golden.workloads.rdgc_hotspot import hotspot_kernels
 
@@ -91,6 +87,9 @@ def test_program_matches_kernel_builder():
         kb.load(pcs("k:c"), 5000 + kb.tx * 8, width=8)
         kb.barrier()
         kb.compute(1)
+        kb.load(pcs("k:ld_d"), 9000 + kb.gtid * 4, active=kb.tx > 40)
+        kb.store(pcs("k:st_d"), kb.tx * 4, active=kb.tx > 40, space=Space.SHARED)
+        kb.atomic(pcs("k:e"), 64 + kb.tx % 3 * 4, space=Space.SHARED)
         return kb.build()
 
     def batched():
@@ -105,14 +104,17 @@ def test_program_matches_kernel_builder():
         p.load("c", 5000 + kb.tx * 8, width=8)
         p.barrier()
         p.compute(1)
+        p.stage("d", 9000 + kb.gtid * 4, kb.tx * 4, active=kb.tx > 40)
+        p.atomic("e", 64 + kb.tx % 3 * 4, space=Space.SHARED)
         return p.build()
 
     a, b = direct(), batched()
     assert a.insts.tobytes() == b.insts.tobytes()
     assert np.array_equal(a.tail, b.tail)
-    # Per CTA: warp 0 issues 5 rows and 3 + 2 + 1 compute; warp 1 (no lane of the first
-    # load) 4 rows and 3 + 2 + 5 + 1 compute: the 3 before the load are every warp's.
-    assert b.n_instructions == 3 * (5 + 6 + 4 + 11)
+    # Per CTA: warp 0 issues 5 rows, the atomic and 3 + 2 + 1 compute; warp 1 (no lane of
+    # the first load, every lane of the staging) 4 + 3 rows and 3 + 2 + 5 + 1 compute: the 3
+    # before the load are every warp's.
+    assert b.n_instructions == 3 * (6 + 6 + 7 + 11)
     assert np.sum(a.insts["op"] == Op.BARRIER) == 2 * 6  # 2 barriers x 3 CTAs x 2 warps
 
 
@@ -142,8 +144,15 @@ def test_cta_template_rejects_untileable_kernels():
         p.load("a", 4096 + kb.tx * 4, active=at[0] == 1)
         return p.build()
 
+    def crossed(kb, shape, at):  # affine along each axis alone
+        p = Program(kb, PCs(), "k")
+        p.load("a", 4096 + at[0] * at[1] * 128 + kb.tx * 4)
+        return p.build()
+
     with pytest.raises(RuntimeError, match="not affine"):
         cta_template("k", (32,), squared, (0,), (1,))
+    with pytest.raises(RuntimeError, match="not affine"):
+        cta_template("k", (32,), crossed, (0,), (1, 1))
     with pytest.raises(RuntimeError, match="depend on its position"):
         cta_template("k", (32,), positional, (0,), (0,))
 
@@ -291,8 +300,8 @@ def test_srad_row_walk_coalesces():
     pcs = PCs()
     k1, _ = srad_v2_kernels(48, 64, pcs=pcs)
     # Two image rows of 16 floats, 64 B aligned: two 64 B lines per warp, one 128 B line.
-    assert set(requests_per_row(k1, pcs("srad_cuda_1:ld_j")).tolist()) == {2}
-    assert set(requests_per_row(k1, pcs("srad_cuda_1:ld_j"), 128).tolist()) == {2}
+    assert set(requests_per_row(k1, pcs("srad_cuda_1:ld_temp")).tolist()) == {2}
+    assert set(requests_per_row(k1, pcs("srad_cuda_1:ld_temp"), 128).tolist()) == {2}
     assert set(requests_per_row(k1, pcs("srad_cuda_1:st_c"), 32).tolist()) == {4}
 
 

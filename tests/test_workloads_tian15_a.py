@@ -312,34 +312,79 @@ def test_bfs_deterministic():
     assert not _same_bytes(tian15_bfs.build(0.0005, seed=3), tian15_bfs.build(0.0005, seed=4))
 
 
-def test_subset_sequence_matches_sequence():
+def test_sequence_of_listed_threads_matches_whole_grid_sequence():
     rng = np.random.default_rng(0)
     grid, block = (3,), (96,)
     addrs = rng.integers(0, 1 << 20, size=(4, 288)) * 4
     addrs[1] = 4096 + 8 * np.arange(288)  # an affine row
     active = rng.random((4, 288)) < 0.5
     ref = KernelBuilder("k", grid, block)
-    ref.sequence(Op.LOAD, [8, 16, 24, 32], addrs, active=active)
-    sub = tian15_bfs._SubsetBuilder("k", grid, block)
+    ref.compute(3)
+    ref.sequence(Op.LOAD, [8, 16, 24, 32], addrs, active=active, gaps=[1, 0, 2, 0])
+    sub = KernelBuilder("k", grid, block)
+    sub.compute(3)
     keep = np.flatnonzero(active.any(axis=0))  # threads never active may be left out
-    sub.subset_sequence(keep, Op.LOAD, [8, 16, 24, 32], addrs[:, keep], active[:, keep])
+    sub.sequence(Op.LOAD, [8, 16, 24, 32], addrs[:, keep], active=active[:, keep],
+                 gaps=[1, 0, 2, 0], threads=keep)
     a, b = ref.build(), sub.build()
-    for f in ("cta", "warp", "pc", "op", "mask", "gap"):
-        assert np.array_equal(a.insts[f], b.insts[f])
+    assert a.insts.tobytes() == b.insts.tobytes()
     assert np.array_equal(lane_addresses(a), lane_addresses(b))
+    assert np.array_equal(a.tail, b.tail)
 
 
-def test_subset_sequence_charges_compute_to_executing_warps():
-    sub = tian15_bfs._SubsetBuilder("k", (1,), (64,))
-    sub.compute(5)  # pending in both warps
+def test_sequence_charges_compute_to_executing_warps():
+    kb = KernelBuilder("k", (1,), (64,))
+    kb.compute(5)  # pending in both warps
     threads = np.array([0, 40])  # lane 0 of warp 0, lane 8 of warp 1
     active = np.array([[True, False], [True, True]])
-    sub.subset_sequence(threads, Op.LOAD, [8, 16], np.array([[0, 0], [4, 4]]), active,
-                        pre=[1, 2], post=[3, 4])
-    k = sub.build()
+    kb.sequence(Op.LOAD, [8, 16], np.array([[0, 0], [4, 4]]), active=active, gaps=[1, 2],
+                after=[3, 4], threads=threads)
+    k = kb.build()
     # warp 0: row 0 gap 5 + 1, row 1 gap 3 + 2, tail 4; warp 1: row 1 gap 5 + 2, tail 4.
     assert k.insts["gap"].tolist() == [6, 5, 7]
+    assert k.insts["mask"].tolist() == [1, 1, 1 << 8]
     assert k.tail.tolist() == [4, 4]
+    # The same with whole-grid addresses.
+    grid = KernelBuilder("k", (1,), (64,))
+    grid.compute(5)
+    full = np.zeros((2, 64), bool)
+    full[:, threads] = active
+    grid.sequence(Op.LOAD, [8, 16], np.zeros((2, 64)) + [[0], [4]], active=full, gaps=[1, 2],
+                  after=[3, 4])
+    assert grid.build().insts.tobytes() == k.insts.tobytes()
+
+
+def test_sequence_with_no_executing_warp_charges_no_compute():
+    kb = KernelBuilder("k", (1,), (64,))
+    kb.compute(2)
+    kb.sequence(Op.LOAD, [8, 16], np.zeros((2, 64)), active=np.zeros((2, 64), bool), gaps=4,
+                after=1)
+    kb.sequence(Op.LOAD, 8, np.zeros((1, 0)), gaps=4, threads=[])
+    k = kb.build()
+    assert len(k.insts) == 0 and k.tail.tolist() == [2, 2]
+
+
+def test_sequence_rejects_unordered_threads():
+    kb = KernelBuilder("k", (1,), (64,))
+    for bad in ([3, 1], [0, 0], [64], [-1]):
+        with pytest.raises(ValueError, match="threads: must be ascending thread indices"):
+            kb.sequence(Op.LOAD, 8, np.zeros((1, len(bad))), threads=bad)
+
+
+def test_builder_thread_indices_are_lazy_read_only_and_exact():
+    kb = KernelBuilder("k", (3, 2, 2), (8, 4, 2))
+    assert "tx" not in kb.__dict__  # nothing built up front
+    tpc, n = 64, 12 * 64
+    g = np.arange(n)
+    cta, tid = g // tpc, g % tpc
+    want = {"tid": tid, "gtid": g, "tx": tid % 8, "ty": tid // 8 % 4, "tz": tid // 32,
+            "bx": cta % 3, "by": cta // 3 % 2, "bz": cta // 6}
+    for name, values in want.items():
+        got = getattr(kb, name)
+        assert got.dtype == np.int64 and np.array_equal(got, values), name
+        assert getattr(kb, name) is got  # built once
+        with pytest.raises(ValueError):
+            got[0] = 1
 
 
 # -- nn -------------------------------------------------------------------------------------

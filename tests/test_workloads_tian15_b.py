@@ -3,7 +3,7 @@
 Expected values come from the sources' index formulas re-evaluated here per
 thread, from closed forms counted by hand from the kernel sources (the
 counts are spelled out in the comments), or from the generated input data
-(numpy's sort and bincount). The tiling helper is checked against plain
+(numpy's sort and bincount). CTA replication is checked against plain
 KernelBuilder builds of the same kernels.
 """
 
@@ -28,6 +28,7 @@ from golden.workloads import (
     tian15_sort,
 )
 from golden.workloads._common import DeviceMemory, PCs
+from golden.workloads._replicate import build_kernel, cta_template, tile
 
 LINE = 128
 NAMES = ("backprop", "dct", "sort", "histogram", "nw", "lud")
@@ -88,13 +89,13 @@ def test_registry_build_and_json_params():
         json.dumps(mod.build(0.05).params)
 
 
-# -- tiling helper ----------------------------------------------------------------
+# -- CTA replication (golden.workloads._replicate) -----------------------------------------
 
 
-def _affine_emit(kb: KernelBuilder) -> None:
+def _affine_emit(kb: KernelBuilder, shape: tuple, at: tuple):
     # a 2-D stencil-like kernel: row-major global loads, a shared round trip, a store
-    x = kb.bx * 8 + kb.tx
-    y = kb.by * 4 + kb.ty
+    x = at[0] * 8 + kb.tx
+    y = at[1] * 4 + kb.ty
     kb.compute(3)
     kb.load(0x100, 0x1000 + (y * 64 + x) * 4)
     kb.store(0x108, (kb.ty * 8 + kb.tx) * 4, space=Space.SHARED)
@@ -102,33 +103,49 @@ def _affine_emit(kb: KernelBuilder) -> None:
     kb.load(0x110, (kb.tx * 4 + kb.ty) * 4, space=Space.SHARED, active=kb.tx < 5)
     kb.compute(2, active=kb.ty == 0)
     kb.store(0x118, 0x9000 + (x * 64 + y) * 4)
+    return kb.build()
 
 
-def test_build_tiled_equals_direct_build():
-    direct = KernelBuilder("k", (5, 3), (8, 4), shared_bytes=128)
-    _affine_emit(direct)
-    tiled = tian15_dct.build_tiled("k", (5, 3), (8, 4), _affine_emit, shared_bytes=128)
-    assert _same_trace(tiled, direct.build())
-    one = KernelBuilder("k", (1, 3), (8, 4), shared_bytes=128)
-    _affine_emit(one)
-    assert _same_trace(tian15_dct.build_tiled("k", (1, 3), (8, 4), _affine_emit,
-                                              shared_bytes=128), one.build())
+@pytest.mark.parametrize("grid", [(5, 3), (1, 3), (4,)])
+def test_replicated_kernel_equals_whole_grid_build(grid):
+    tiled = build_kernel("k", grid, (8, 4), _affine_emit, shared_bytes=128)
+    whole = build_kernel("k", grid, (8, 4), _affine_emit, shared_bytes=128, replicate=False)
+    assert _same_trace(tiled, whole)
+    assert tiled.n_ctas == int(np.prod(grid))
 
 
-def test_tile_template_rejects_non_uniform_ctas():
-    def guarded(kb):
-        kb.load(0x100, 0x1000 + kb.gtid * 4, active=kb.bx == 0)
+def test_tile_copies_a_template_over_block_and_launch_axes():
+    # The address is linear in (bx, by) and in a launch-wide argument `off`.
+    def emit(kb, shape, at):
+        bx, by, off = at
+        kb.load(0x100, 0x1000 + off * 4096 + (by * 3 + bx) * 128 + kb.tx * 4)
+        return kb.build()
 
-    with pytest.raises(ValueError, match="differs from CTA 0"):
-        tian15_dct.build_tiled("g", (4,), (32,), guarded)
+    t = cta_template("k", (32,), emit, (), (0, 0, 0))
+    got = tile(t, (3, 2), 5)
+    want = KernelBuilder("k", (3, 2), (32,))
+    assert _same_trace(got, emit(want, (), (want.bx, want.by, 5)))
+    assert got.insts["base"].tolist() == [0x1000 + 5 * 4096 + c * 128 for c in range(6)]
 
-    def quadratic(kb):
-        kb.load(0x100, 0x1000 + kb.bx * kb.by * 4096 + kb.tx * 4)
 
-    with pytest.raises(ValueError, match="not linear"):
-        tian15_dct.build_tiled("q", (3, 3), (32,), quadratic)
+def test_cta_template_rejects_ctas_that_are_not_shifted_copies():
+    def guarded(kb, shape, at):
+        kb.load(0x100, 0x1000 + kb.tx * 4, active=at[0] == 0)
+        return kb.build()
+
+    with pytest.raises(RuntimeError, match="depend on its position"):
+        build_kernel("g", (4,), (32,), guarded)
+
+    def cross(kb, shape, at):  # linear along each axis alone: only the diagonal copy shows it
+        kb.load(0x100, 0x100000 + at[0] * at[1] * 4096 + kb.tx * 4)
+        return kb.build()
+
+    with pytest.raises(RuntimeError, match="not affine"):
+        build_kernel("q", (3, 3), (32,), cross)
     with pytest.raises(ValueError, match="1-D or 2-D"):
-        tian15_dct.build_tiled("z", (2, 2, 2), (32,), quadratic)
+        build_kernel("z", (2, 2, 2), (32,), cross)
+    with pytest.raises(ValueError, match="cannot tile"):  # two block axes, a 1-D grid
+        tile(cta_template("k", (8, 4), _affine_emit, (), (0, 0)), (4,))
 
 
 # -- dct ----------------------------------------------------------------------------
@@ -146,8 +163,7 @@ def _dct(side: int):
 def test_dct_tiled_equals_direct_build():
     mem, pcs, kernel = _dct(24)
     kb = KernelBuilder("DCT", (3, 3), (8, 8), shared_bytes=256)
-    tian15_dct.dct_emit(24, mem, pcs)(kb)
-    assert _same_trace(kernel, kb.build())
+    assert _same_trace(kernel, tian15_dct.dct_emit(24, mem, pcs)(kb, (), (kb.bx, kb.by)))
 
 
 def test_dct_counts_and_memory_intensity():
@@ -224,11 +240,10 @@ def test_lud_shifted_and_tiled_launches_equal_direct_builds():
     for offset, per, intl in ((0, ks[1], ks[2]), (16, ks[4], ks[5])):
         n = (dim - offset) // 16 - 1
         kb = KernelBuilder("lud_perimeter", (n,), (32,), shared_bytes=3 * 1024)
-        tian15_lud.perimeter_emit(dim, offset, m0, pcs)(kb)
-        assert _same_trace(per, kb.build())
+        assert _same_trace(per, tian15_lud.perimeter_emit(dim, m0, pcs)(kb, (), (kb.bx, offset)))
         kb = KernelBuilder("lud_internal", (n, n), (16, 16), shared_bytes=2 * 1024)
-        tian15_lud.internal_emit(dim, offset, m0, pcs)(kb)
-        assert _same_trace(intl, kb.build())
+        assert _same_trace(intl, tian15_lud.internal_emit(dim, m0, pcs)(
+            kb, (), (kb.bx, kb.by, offset)))
 
 
 def test_lud_access_counts():

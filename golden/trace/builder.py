@@ -23,6 +23,8 @@ count with ``active = j < count``).
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numba as nb
 import numpy as np
 
@@ -84,6 +86,37 @@ def encode_lanes(rows: np.ndarray, lanes: np.ndarray, masks: np.ndarray, dx2: in
     return np.where(active, lanes[bad], 0).astype(np.uint64)
 
 
+class _PerThread:
+    """A read-only ``int64[n_threads]`` member of :class:`KernelBuilder`, built on first use.
+
+    A launch of millions of threads would spend about a second building every
+    index array up front, and most kernels read a few. ``of(kb, i)`` gives the
+    value for every thread-in-CTA ``i`` (``per="tid"``) or every CTA ``i``
+    (``per="cta"``); the launch's array repeats it, built by broadcasting
+    (many times faster than ``np.tile``), and is kept in the builder.
+    """
+
+    def __init__(self, per: str, of) -> None:
+        self._per = per
+        self._of = of
+
+    def __set_name__(self, owner, name: str) -> None:
+        self._name = name
+
+    def __get__(self, kb, owner=None):
+        if kb is None:
+            return self
+        values = kb.__dict__.get(self._name)
+        if values is None:
+            by_tid = self._per == "tid"
+            i = np.arange(kb._tpc if by_tid else kb._n_ctas, dtype=np.int64)
+            v = np.asarray(self._of(kb, i), dtype=np.int64)
+            values = np.broadcast_to(v if by_tid else v[:, None], (kb._n_ctas, kb._tpc)).reshape(-1)
+            values.flags.writeable = False
+            kb.__dict__[self._name] = values
+        return values
+
+
 class KernelBuilder:
     """Build one kernel launch from whole-grid thread arrays.
 
@@ -111,6 +144,9 @@ class KernelBuilder:
     n_threads : int
         Threads in the launch.
 
+    The per-thread arrays are read-only and built on first use (each costs
+    ``8 * n_threads`` bytes and, on a grid of millions of threads, tens of ms).
+
     Raises
     ------
     ValueError
@@ -137,33 +173,62 @@ class KernelBuilder:
         self.shared_bytes = int(shared_bytes)
         self.regs_per_thread = int(regs_per_thread)
 
-        gx, gy, _ = self.grid
-        bx, by, _ = self.block
         n_ctas = self.grid[0] * self.grid[1] * self.grid[2]
-        tpc = bx * by * self.block[2]
+        tpc = self.block[0] * self.block[1] * self.block[2]
+        self._n_ctas = n_ctas
         self._tpc = tpc
         self._wpc = -(-tpc // WARP_SIZE)
         self._n_warps = n_ctas * self._wpc
         self.n_threads = n_ctas * tpc
-
-        cta = np.repeat(np.arange(n_ctas, dtype=np.int64), tpc)
-        tid = np.tile(np.arange(tpc, dtype=np.int64), n_ctas)
-        self.tid = tid
-        self.gtid = cta * tpc + tid
-        self.tx, self.ty, self.tz = tid % bx, (tid // bx) % by, tid // (bx * by)
-        self.bx, self.by, self.bz = cta % gx, (cta // gx) % gy, cta // (gx * gy)
-        # Slot of each thread in a padded [n_warps, 32] array.
-        self._slot = (cta * self._wpc + tid // WARP_SIZE) * WARP_SIZE + tid % WARP_SIZE
         self._dense = tpc % WARP_SIZE == 0
-        self._dx2 = affine_dx2(bx)
-        self._warp_cta = np.repeat(np.arange(n_ctas, dtype=np.int32), self._wpc)
-        self._warp_idx = np.tile(np.arange(self._wpc, dtype=np.int32), n_ctas)
+        self._dx2 = affine_dx2(self.block[0])
         self._gap = np.zeros(self._n_warps, dtype=np.uint32)
-        self._full_mask = self._warp_masks(None)
         self._chunks: list[np.ndarray] = []
         self._warps: list[np.ndarray] = []
         self._explicit: list[np.ndarray] = []
         self._n_explicit = 0
+
+    # -- per-thread indices, computed on first use (see _PerThread) -------------------
+
+    tid = _PerThread("tid", lambda kb, t: t)
+    tx = _PerThread("tid", lambda kb, t: t % kb.block[0])
+    ty = _PerThread("tid", lambda kb, t: t // kb.block[0] % kb.block[1])
+    tz = _PerThread("tid", lambda kb, t: t // (kb.block[0] * kb.block[1]))
+    bx = _PerThread("cta", lambda kb, c: c % kb.grid[0])
+    by = _PerThread("cta", lambda kb, c: c // kb.grid[0] % kb.grid[1])
+    bz = _PerThread("cta", lambda kb, c: c // (kb.grid[0] * kb.grid[1]))
+
+    @cached_property
+    def gtid(self) -> np.ndarray:
+        """Linear thread index in the launch (``cta * threads_per_cta + tid``)."""
+        out = np.arange(self.n_threads, dtype=np.int64)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def _slot(self) -> np.ndarray:
+        """Slot of each thread in a padded ``[n_warps, 32]`` array."""
+        first = np.arange(self._n_ctas, dtype=np.int64) * (self._wpc * WARP_SIZE)
+        out = (first[:, None] + np.arange(self._tpc, dtype=np.int64)[None, :]).reshape(-1)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
+    def _warp_cta(self) -> np.ndarray:
+        """CTA of every warp of the launch."""
+        return np.repeat(np.arange(self._n_ctas, dtype=np.int32), self._wpc)
+
+    @cached_property
+    def _warp_idx(self) -> np.ndarray:
+        """Index of every warp within its CTA."""
+        return np.tile(np.arange(self._wpc, dtype=np.int32), self._n_ctas)
+
+    @cached_property
+    def _full_mask(self) -> np.ndarray:
+        """Mask of the lanes every warp has (a CTA's last warp may be partial)."""
+        lanes = np.minimum(WARP_SIZE, self._tpc - WARP_SIZE * np.arange(self._wpc))
+        per_cta = (np.left_shift(np.uint64(1), lanes.astype(np.uint64)) - np.uint64(1))
+        return np.tile(per_cta.astype(np.uint32), self._n_ctas)
 
     # -- per-warp helpers ---------------------------------------------------
 
@@ -256,8 +321,8 @@ class KernelBuilder:
         active = None if active is None else np.asarray(active, dtype=bool)[None, ...]
         self.sequence(op, pc, addr[None, ...], active=active, widths=width, space=space)
 
-    def sequence(self, ops, pcs, addrs, *, active=None, widths=4, gaps=0,
-                 space=Space.GLOBAL) -> None:
+    def sequence(self, ops, pcs, addrs, *, active=None, widths=4, gaps=0, after=0,
+                 space=Space.GLOBAL, threads=None) -> None:
         """Append ``k`` memory instructions in program order with one call.
 
         The batched form of :meth:`access` for loops: row ``i`` of ``addrs``
@@ -269,24 +334,69 @@ class KernelBuilder:
         ops, pcs, widths : int or array of int
             Operation, PC and bytes per thread of each instruction (scalar or length ``k``).
         addrs : array of int
-            ``[k, n_threads]`` byte addresses (``[k, 1]`` broadcasts over threads).
+            ``[k, n_threads]`` byte addresses (``[k, 1]`` broadcasts over threads);
+            ``[k, m]`` with ``threads``.
         active : array of bool, optional
-            ``[k, n_threads]`` (or ``[k, 1]``) active threads; all when None.
+            ``[k, n_threads]`` (or ``[k, 1]``) active threads, ``[k, m]`` with
+            ``threads``; all (listed) threads when None.
         gaps : int or array of int
             Compute instructions issued before each instruction, by the warps that
             execute it (a warp with no active thread skips the instruction and its compute,
             as it skips a loop trip or a branch).
+        after : int or array of int
+            Compute instructions issued right after each instruction, by the warps
+            that execute it (a test of the loaded value); they count towards the warp's
+            next instruction or its tail, whichever instruction that is.
         space : Space or array of Space
             Memory space of each instruction.
+        threads : array of int, optional
+            ``int64[m]``: ascending linear thread indices (:attr:`gtid`) of the only
+            threads that may execute the instructions; ``addrs`` and ``active`` then
+            hold their columns only. The cost grows with ``m`` instead of the grid,
+            for work that reaches a small part of a large launch (a BFS frontier).
+
+        Raises
+        ------
+        ValueError
+            If ``addrs`` is not 2-D, a width is outside 1 to 255, or ``threads`` is not
+            ascending within the launch.
         """
         addrs = np.asarray(addrs, dtype=np.int64)
         if addrs.ndim != 2:
             raise ValueError(f"Addresses must be a [k, n_threads] array, not shape {addrs.shape}")
         k = addrs.shape[0]
         vec = {name: np.broadcast_to(np.asarray(v), (k,)) for name, v in
-               (("op", ops), ("pc", pcs), ("width", widths), ("gap", gaps), ("space", space))}
+               (("op", ops), ("pc", pcs), ("width", widths), ("gap", gaps), ("after", after),
+                ("space", space))}
         if np.any((vec["width"] < 1) | (vec["width"] > 255)):
             raise ValueError(f"Access width must be 1 to 255 bytes, not {vec['width'].tolist()}")
+        if threads is None:
+            entry, warps, masks, lanes = self._grid_rows(addrs, active)
+        else:
+            entry, warps, masks, lanes = self._listed_rows(threads, addrs, active)
+        if warps.size == 0:
+            return
+
+        rows = np.zeros(warps.size, dtype=INST_DTYPE)
+        rows["cta"] = self._warp_cta[warps]
+        rows["warp"] = self._warp_idx[warps]
+        rows["pc"] = vec["pc"][entry]
+        rows["op"] = vec["op"][entry]
+        rows["space"] = vec["space"][entry]
+        rows["width"] = vec["width"][entry]
+        rows["mask"] = masks
+        rows["gap"] = self._sequence_gaps(entry, warps, vec["gap"].astype(np.int64),
+                                          vec["after"].astype(np.int64))
+
+        explicit = encode_lanes(rows, lanes, masks, self._dx2, self._n_explicit)
+        if len(explicit):
+            self._explicit.append(explicit)
+            self._n_explicit += len(explicit)
+        self._append(warps, rows)
+
+    def _grid_rows(self, addrs: np.ndarray, active) -> tuple[np.ndarray, ...]:
+        """``(entry, warp, mask, lanes)`` of the rows of ``k`` whole-grid instructions."""
+        k = addrs.shape[0]
         if active is None:
             masks = np.broadcast_to(self._full_mask, (k, self._n_warps))
         else:
@@ -298,36 +408,52 @@ class KernelBuilder:
                 masks = self._warp_masks(np.broadcast_to(act, (k, self.n_threads)))
         entry, warps = np.nonzero(masks)
         if warps.size == 0:
-            self._gap += np.uint32(vec["gap"].sum())
-            return
-        addrs = np.broadcast_to(addrs, (k, self.n_threads))
-        lanes = self._padded(addrs)[entry, warps]
-        masks = masks[entry, warps]
+            return entry, warps, np.zeros(0, np.uint32), np.zeros((0, WARP_SIZE), np.int64)
+        lanes = self._padded(np.broadcast_to(addrs, (k, self.n_threads)))[entry, warps]
+        return entry, warps, masks[entry, warps], lanes
 
-        rows = np.zeros(warps.size, dtype=INST_DTYPE)
-        rows["cta"] = self._warp_cta[warps]
-        rows["warp"] = self._warp_idx[warps]
-        rows["pc"] = vec["pc"][entry]
-        rows["op"] = vec["op"][entry]
-        rows["space"] = vec["space"][entry]
-        rows["width"] = vec["width"][entry]
-        rows["mask"] = masks
-        rows["gap"] = self._sequence_gaps(entry, warps, vec["gap"].astype(np.int64))
+    def _listed_rows(self, threads, addrs: np.ndarray, active) -> tuple[np.ndarray, ...]:
+        """``(entry, warp, mask, lanes)`` of the rows of ``k`` instructions of listed threads."""
+        threads = np.asarray(threads, dtype=np.int64)
+        if threads.ndim != 1 or (threads.size and (threads[0] < 0 or threads[-1] >= self.n_threads
+                                                    or np.any(np.diff(threads) <= 0))):
+            raise ValueError("threads: must be ascending thread indices of the launch, "
+                             f"not {threads[:8].tolist()}...")
+        k, m = addrs.shape[0], threads.size
+        addrs = np.ascontiguousarray(np.broadcast_to(addrs, (k, m)))
+        act = (np.ones((k, m), dtype=np.bool_) if active is None
+               else np.ascontiguousarray(np.broadcast_to(np.asarray(active, dtype=bool), (k, m))))
+        cta, tid = np.divmod(threads, self._tpc)
+        return _listed_rows(cta * self._wpc + tid // WARP_SIZE, tid % WARP_SIZE, addrs, act)
 
-        explicit = encode_lanes(rows, lanes, masks, self._dx2, self._n_explicit)
-        if len(explicit):
-            self._explicit.append(explicit)
-            self._n_explicit += len(explicit)
-        self._append(warps, rows)
+    def _sequence_gaps(self, entry: np.ndarray, warps: np.ndarray, gaps: np.ndarray,
+                       after: np.ndarray) -> np.ndarray:
+        """Gap of each (entry, warp) row.
 
-    def _sequence_gaps(self, entry: np.ndarray, warps: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-        """Gap of each (entry, warp) row: the entry's own compute, plus what was pending for the
-        warp on its first row of the batch."""
+        A row's gap is its entry's ``gaps`` plus what the warp had pending before it:
+        for its first row of the batch, the builder's pending compute; for later rows,
+        the ``after`` of the warp's previous row. The ``after`` of a warp's last row
+        becomes its pending compute.
+        """
         gap = gaps[entry].astype(np.int64)
-        # Rows come entry by entry, so a warp's first row is its first occurrence.
-        w_first, first = np.unique(warps, return_index=True)
-        gap[first] += self._gap[w_first]
-        self._gap[w_first] = 0
+        if not after.any():
+            # Rows come entry by entry, so a warp's first row is its first occurrence.
+            w_first, first = np.unique(warps, return_index=True)
+            gap[first] += self._gap[w_first]
+            self._gap[w_first] = 0
+            return gap.astype(np.uint32)
+        order = np.argsort(warps, kind="stable")  # warp by warp, program order within
+        w = warps[order]
+        post = after[entry[order]]
+        first = np.ones(w.size, dtype=bool)
+        first[1:] = w[1:] != w[:-1]
+        last = np.ones(w.size, dtype=bool)
+        last[:-1] = first[1:]
+        carried = np.empty(w.size, dtype=np.int64)
+        carried[1:] = post[:-1]
+        carried[first] = self._gap[w[first]]
+        gap[order] += carried
+        self._gap[w[last]] = post[last]
         return gap.astype(np.uint32)
 
     def build(self) -> KernelTrace:
@@ -436,6 +562,54 @@ def fit_affine(lanes, masks, dx2):
                 base[i], sx[i], sy[i], dx[i], fits[i] = b, x, y, d, True
                 break
     return base, sx, sy, dx, fits
+
+
+@nb.njit(cache=True, nogil=True)
+def _listed_rows(warp_of, lane, addrs, active):
+    """Rows of ``k`` instructions executed by listed threads (ascending ``warp_of``).
+
+    Returns ``(entry, warp, mask, lanes)`` in instruction-major order, warps
+    ascending within an instruction, as ``np.nonzero`` gives them for a whole
+    grid; inactive lanes' addresses are 0.
+    """
+    k, m = addrs.shape
+    n_groups = 0
+    for t in range(m):
+        if t == 0 or warp_of[t] != warp_of[t - 1]:
+            n_groups += 1
+    gstart = np.empty(n_groups + 1, np.int64)
+    g = 0
+    for t in range(m):
+        if t == 0 or warp_of[t] != warp_of[t - 1]:
+            gstart[g] = t
+            g += 1
+    gstart[n_groups] = m
+    n = 0
+    for i in range(k):
+        for g in range(n_groups):
+            for t in range(gstart[g], gstart[g + 1]):
+                if active[i, t]:
+                    n += 1
+                    break
+    entry = np.empty(n, np.int64)
+    warp = np.empty(n, np.int64)
+    mask = np.empty(n, np.uint32)
+    lanes = np.zeros((n, WARP_SIZE), np.int64)
+    r = 0
+    for i in range(k):
+        for g in range(n_groups):
+            bits = np.uint32(0)
+            for t in range(gstart[g], gstart[g + 1]):
+                if active[i, t]:
+                    bits |= np.uint32(1) << np.uint32(lane[t])
+                    lanes[r, lane[t]] = addrs[i, t]
+            if bits == 0:
+                continue
+            entry[r] = i
+            warp[r] = warp_of[gstart[g]]
+            mask[r] = bits
+            r += 1
+    return entry, warp, mask, lanes
 
 
 @nb.njit(cache=True, nogil=True)

@@ -1,8 +1,13 @@
-"""Helpers shared by the kernel emulators: device-memory layout and PC numbering."""
+"""Helpers shared by the kernel emulators: device-memory layout, PC numbering, registration."""
 
 from __future__ import annotations
 
-__all__ = ["DeviceMemory", "PCs", "scaled"]
+from collections.abc import Callable
+
+from golden.trace.model import Workload
+from golden.workloads.registry import WorkloadSpec, register
+
+__all__ = ["DeviceMemory", "PCs", "register_workload", "scaled"]
 
 
 class DeviceMemory:
@@ -34,6 +39,10 @@ class DeviceMemory:
         self._next = addr + -(-int(nbytes) // self._align) * self._align
         return addr
 
+    def sizes(self) -> dict[str, int]:
+        """Bytes of every array, in allocation order."""
+        return {name: n for name, (_, n) in self.arrays.items()}
+
     @property
     def footprint(self) -> int:
         """Bytes allocated over all arrays."""
@@ -63,3 +72,13 @@ def scaled(size: int, scale: float, multiple: int = 1, minimum: int | None = Non
     """``size * scale`` rounded to a multiple of ``multiple``, at least ``minimum`` (default ``multiple``)."""
     lo = multiple if minimum is None else minimum
     return max(lo, int(round(size * scale / multiple)) * multiple)
+
+
+def register_workload(suite: str, name: str, build: Callable[[float, int], Workload], *,
+                      source: str, description: str, version: int = 1, **paper) -> WorkloadSpec:
+    """Register a built-in workload (see :class:`~golden.workloads.registry.WorkloadSpec`).
+
+    ``paper`` holds the paper's figures for it (``mi=395.6``, ``L="3N"``).
+    """
+    return register(WorkloadSpec(name=name, suite=suite, build=build, description=description,
+                                 source=source, version=version, paper=paper))

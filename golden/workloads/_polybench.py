@@ -27,17 +27,27 @@ Two ways of counting the global accesses of a thread are offered
 Each :class:`Access` says in which trips the compiler forwards it
 (``forwarded``); the emulator modules work that out from the statement
 order, and their docstrings say why.
+
+An emulator module writes a function ``trace(run)`` that, given a
+:class:`Run` (size N, arrays, PC numbering, access mode), allocates the
+program's arrays, starts each launch with :meth:`Run.launch_1d` or
+:meth:`Run.launch_2d` and writes the kernel's statements as :class:`Access`
+lists (:func:`update` for the read-modify-write statements most kernels are
+made of; :func:`matvec_kernel` and :func:`symmat_kernel` for the kernels
+several programs share). :func:`register_rdgc` registers it and gives the
+module's ``build(scale, seed, *, accesses)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Op, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
 __all__ = [
     "ACCESS_MODES",
@@ -46,14 +56,19 @@ __all__ = [
     "LOOP_OVERHEAD",
     "Access",
     "Emitter",
+    "Run",
     "ceil_div",
     "check_mode",
     "ld",
     "make_workload",
+    "matvec_kernel",
     "problem_size",
+    "register_rdgc",
     "shifted",
     "st",
     "symmat_body",
+    "symmat_kernel",
+    "update",
 ]
 
 #: ``sizeof(DATA_TYPE)``: every kernel emulated here is compiled with ``float``.
@@ -96,7 +111,7 @@ def problem_size(paper: int, scale: float, minimum: int) -> int:
 def make_workload(name: str, kernels: list[KernelTrace], mem: DeviceMemory, source: str,
                   **params) -> Workload:
     """``Workload("rdgc/<name>")`` whose params hold ``params`` and the byte size of every array."""
-    params["arrays"] = {array: size for array, (_, size) in mem.arrays.items()}
+    params["arrays"] = mem.sizes()
     return Workload(name=f"rdgc/{name}", kernels=kernels, params=params, source=source)
 
 
@@ -162,6 +177,33 @@ def ld(label: str, addr, offset: int = 0, **kw) -> Access:
 def st(label: str, addr, offset: int = 0, **kw) -> Access:
     """A store :class:`Access` (keyword arguments as there)."""
     return Access(Op.STORE, label, addr, offset, **kw)
+
+
+def update(label: str, addr, terms: list[Access], offset: int = 0, *, step: int = 0,
+           flops: int = 2, forwarded: str = "never", gap: int = 0,
+           active: np.ndarray | None = None) -> list[Access]:
+    """A statement ``x = f(x, terms)`` (``x += a * b``): load ``x``, the terms, store ``x``.
+
+    Parameters
+    ----------
+    label : str
+        Names ``x``: the PC labels are ``ld_<label>`` and ``st_<label>``.
+    addr, offset, step : see :class:`Access`
+        Where ``x`` is.
+    terms : list of Access
+        The other operands' loads, in source order.
+    flops : int
+        Compute instructions between the last load and the store.
+    forwarded : str
+        When nvcc forwards the load of ``x`` (see :class:`Access`).
+    gap : int
+        Compute instructions before the load of ``x``.
+    active : numpy.ndarray, optional
+        Threads that execute the statement (a branch); the terms carry their own.
+    """
+    where = {"step": step, "active": active}
+    return [ld(f"ld_{label}", addr, offset, forwarded=forwarded, gap=gap, **where), *terms,
+            st(f"st_{label}", addr, offset, gap=flops, **where)]
 
 
 class Emitter:
@@ -288,6 +330,163 @@ class Emitter:
         return trace
 
 
+class Run:
+    """One traced run of a Polybench/GPU program: its size, arrays, PCs and access mode.
+
+    Parameters
+    ----------
+    n_paper : int
+        The problem size at ``scale = 1`` (rdgc Table 4).
+    scale : float
+        Size relative to the paper's, in ``(0, 1]``.
+    accesses : str
+        ``"source"`` or ``"compiled"`` (module docstring).
+    minimum : int
+        Smallest size the program runs at.
+
+    Members
+    -------
+    n : int
+        The problem size: ``n_paper * scale`` rounded, at least ``minimum``.
+    mem : DeviceMemory
+        The program's arrays, to allocate in its ``cudaMalloc`` order.
+    pcs : PCs
+        PC numbering shared by the program's kernels.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``accesses`` or a ``scale`` outside ``(0, 1]``.
+    """
+
+    def __init__(self, n_paper: int, scale: float, accesses: str, minimum: int = 1) -> None:
+        check_mode(accesses)
+        self.accesses = accesses
+        self.n = problem_size(n_paper, scale, minimum)
+        self.mem = DeviceMemory()
+        self.pcs = PCs()
+
+    def alloc(self, **elements: int) -> list[int]:
+        """Allocate float arrays of ``elements[name]`` elements each, in the order given.
+
+        The program's ``cudaMalloc`` calls, in one: returns the arrays' base addresses.
+        """
+        return [self.mem.alloc(name, count * ELEM) for name, count in elements.items()]
+
+    def launch_1d(self, name: str, threads: int, block: int, *,
+                  prologue: int) -> tuple[Emitter, np.ndarray]:
+        """A launch of ``ceil(threads / block)`` blocks of ``block`` threads.
+
+        Returns its :class:`Emitter` (``prologue`` as there) and each thread's index
+        ``blockIdx.x * block + threadIdx.x``.
+        """
+        kb = KernelBuilder(name, grid=(ceil_div(threads, block),), block=(block,))
+        return Emitter(kb, self.accesses, prologue=prologue, pcs=self.pcs), kb.bx * block + kb.tx
+
+    def launch_2d(self, name: str, cols: int, rows: int, block: tuple[int, int], *,
+                  prologue: int) -> tuple[Emitter, np.ndarray, np.ndarray]:
+        """A launch of ``(ceil(cols / block[0]), ceil(rows / block[1]))`` blocks.
+
+        Returns its :class:`Emitter` (``prologue`` as there), each thread's row
+        ``i = blockIdx.y * block[1] + threadIdx.y`` and column
+        ``j = blockIdx.x * block[0] + threadIdx.x``.
+        """
+        kb = KernelBuilder(name, grid=(ceil_div(cols, block[0]), ceil_div(rows, block[1])),
+                           block=block)
+        em = Emitter(kb, self.accesses, prologue=prologue, pcs=self.pcs)
+        return em, kb.by * block[1] + kb.ty, kb.bx * block[0] + kb.tx
+
+    def workload(self, name: str, kernels: list[KernelTrace], source: str, **params) -> Workload:
+        """``Workload("rdgc/<name>")``; params: ``params``, ``accesses`` and the array sizes."""
+        return make_workload(name, kernels, self.mem, source, **params, accesses=self.accesses)
+
+
+def register_rdgc(name: str, trace: Callable[..., Workload], *, n_paper: int, minimum: int = 1,
+                  source: str, description: str, kernels: list[str], L: str
+                  ) -> Callable[..., Workload]:
+    """Register the Polybench/GPU workload ``rdgc/<name>`` and return its ``build``.
+
+    Parameters
+    ----------
+    name : str
+        Workload name within the suite.
+    trace : callable
+        ``trace(run, **options) -> Workload``: the program's launches for a :class:`Run`.
+    n_paper : int
+        The size N at scale 1: rdgc Table 4's, which its ``L`` formula is written in
+        (stored as ``paper["size"]`` and ``paper["N"]``).
+    minimum : int
+        Smallest N the program runs at.
+    source, description : str
+        As :class:`~golden.workloads.registry.WorkloadSpec`.
+    kernels : list of str
+        The kernels rdgc Table 4 lists.
+    L : str
+        rdgc Table 4's L.
+
+    Returns
+    -------
+    callable
+        ``build(scale=1.0, seed=0, *, accesses="compiled", **options) -> Workload``.
+    """
+    def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled",
+              **options) -> Workload:
+        return trace(Run(n_paper, scale, accesses, minimum), **options)
+
+    summary = trace.__doc__.strip().splitlines()[0] if trace.__doc__ else ""
+    build.__doc__ = (
+        f"rdgc/{name} at ``N = round({n_paper} * scale)`` (at least {minimum}): {summary}\n\n"
+        "``seed`` is unused (no data-dependent addresses); ``accesses`` is ``\"compiled\"`` "
+        "(default) or ``\"source\"`` (see :mod:`golden.workloads._polybench`); ``options`` "
+        f"go to :func:`{trace.__module__}.{trace.__name__}`.")
+    build.__module__, build.__qualname__ = trace.__module__, "build"
+    register_workload("rdgc", name, build, source=source, description=description, version=2,
+                      size=n_paper, N=n_paper, kernels=kernels, L=L)
+    return build
+
+
+def matvec_kernel(run: Run, name: str, *, threads: int, trips: int, block: int, acc: int,
+                  matrix: int, per_thread: int, per_trip: int, vector: int,
+                  zeroed: bool = False, prefix: str = "") -> KernelTrace:
+    """A matrix-vector kernel, one thread per element of the result::
+
+        t = blockIdx.x * block + threadIdx.x;
+        if (t < threads) {
+            acc[t] = 0;                                   // when zeroed
+            for (k = 0; k < trips; k++)
+                acc[t] += matrix[t * per_thread + k * per_trip] * vector[k];
+        }
+
+    (ATAX, BICG and MVT are two of these each.) nvcc forwards ``acc[t]`` from the
+    store before it (only loads come between): from trip 1 on, and in trip 0 too
+    after the zeroing store.
+
+    Parameters
+    ----------
+    run, name
+        The program (:class:`Run`) and the kernel's name.
+    threads, trips, block : int
+        Working threads, loop trips, threads per block.
+    acc, matrix, vector : int
+        Base addresses of the arrays.
+    per_thread, per_trip : int
+        Element strides of the matrix walk per thread and per trip.
+    zeroed : bool
+        The kernel stores 0 to ``acc[t]`` before the loop.
+    prefix : str
+        Prefix of the PC labels.
+    """
+    em, t = run.launch_1d(name, threads, block, prologue=2)  # index, bound comparison
+    acc_t = acc + t * ELEM
+    if zeroed:
+        em.straight([st(f"{prefix}st_acc0", acc_t)], active=t < threads)
+    em.loop(update(f"{prefix}acc", acc_t, [
+        ld(f"{prefix}ld_matrix", matrix + t * per_thread * ELEM, step=per_trip * ELEM),
+        ld(f"{prefix}ld_vector", vector, step=ELEM)],
+        forwarded="always" if zeroed else "rest"), trips, active=t < threads)  # multiply, add
+    return em.finish()
+
+
 def symmat_body(j1: np.ndarray, first: int, m1: int, n: int, data: int, symmat: int,
                 label: str = "") -> list[Access]:
     """One ``j2`` trip of the column-product loop of CORR's and COVAR's last kernels.
@@ -321,17 +520,52 @@ def symmat_body(j1: np.ndarray, first: int, m1: int, n: int, data: int, symmat: 
     """
     ij = j1 * (m1 + 1) * ELEM  # symmat[j1*m1 + j1] relative to symmat
     col = j1 * ELEM  # data[j1] relative to data
-    body = [st(f"{label}st_sym0", ij, symmat + first * ELEM, step=ELEM)]
+    sym = symmat + first * ELEM  # symmat[j1*m1 + j2] relative to ij in trip 0
+    body = [st(f"{label}st_sym0", ij, sym, step=ELEM)]
     for i in range(1, n + 1):
         row = data + i * m1 * ELEM
-        body += [ld(f"{label}ld_sym", ij, symmat + first * ELEM, step=ELEM, forwarded="always",
-                    gap=LOOP_OVERHEAD),
-                 ld(f"{label}ld_data_j1", col, row),
-                 ld(f"{label}ld_data_j2", col, row + first * ELEM, step=ELEM),
-                 st(f"{label}st_sym", ij, symmat + first * ELEM, step=ELEM, gap=2)]  # mul, add
-    body += [ld(f"{label}ld_sym_copy", ij, symmat + first * ELEM, step=ELEM, forwarded="always"),
+        body += update(f"{label}sym", ij, [ld(f"{label}ld_data_j1", col, row),
+                                           ld(f"{label}ld_data_j2", col, row + first * ELEM,
+                                              step=ELEM)],
+                       sym, step=ELEM, forwarded="always", gap=LOOP_OVERHEAD)  # mul, add
+    body += [ld(f"{label}ld_sym_copy", ij, sym, step=ELEM, forwarded="always"),
              st(f"{label}st_sym_t", ij, symmat + first * m1 * ELEM, step=m1 * ELEM)]
     return body
+
+
+def symmat_kernel(run: Run, name: str, *, m: int, n: int, first: int, block: int, data: int,
+                  symmat: int, diagonal: bool) -> KernelTrace:
+    """CORR's and COVAR's last kernel: the column products of ``data`` into ``symmat``.
+
+    One thread per column ``j1 = blockIdx.x * block + threadIdx.x + 1`` for
+    ``1 <= j1 <= M - first``; thread ``j1`` runs the ``M + 1 - first - j1`` trips
+    ``j2 = j1 + first .. M`` of :func:`symmat_body` (its warp runs while any lane
+    does), after storing ``symmat[j1][j1] = 1.0`` when ``diagonal``.
+
+    Parameters
+    ----------
+    run, name
+        The program (:class:`Run`) and the kernel's name.
+    m, n : int
+        The source's M (columns) and N (rows of ``data``).
+    first : int
+        ``j2 - j1`` in the first trip.
+    block : int
+        Threads per block.
+    data, symmat : int
+        Base addresses of the arrays.
+    diagonal : bool
+        The kernel sets the diagonal element first.
+    """
+    em, t = run.launch_1d(name, m, block, prologue=1 + 2)  # index, two bound comparisons
+    j1 = t + 1
+    m1 = m + 1
+    active = (j1 >= 1) & (j1 < m1 - first)
+    if diagonal:
+        em.straight([st("st_sym_diag", j1 * (m1 + 1) * ELEM, symmat)], active=active)
+    em.loop(symmat_body(j1, first, m1, n, data, symmat), m - first, active=active,
+            thread_trips=np.where(active, m1 - first - j1, 0))
+    return em.finish()
 
 
 def shifted(kernel: KernelTrace, offset: int, rows: np.ndarray | None = None) -> KernelTrace:

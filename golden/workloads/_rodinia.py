@@ -31,341 +31,31 @@ Conventions every emulator here follows (docs/workloads/rdgc_rodinia.md):
   ``cudaMalloc`` calls; shared arrays are laid out from offset 0 in the order of
   their ``__shared__`` declarations.
 
-Building fast
--------------
-A kernel is written once, as a function ``emit(kb, shape, at)`` that issues
-its statements into a :class:`KernelBuilder` through a :class:`Program`.
-``shape`` holds the per-thread CTA coordinates that decide control flow
-(which branches a thread takes), ``at`` the coordinates that enter its
-addresses. :func:`build_kernel` either runs ``emit`` on the whole grid
-(``shape = at = (blockIdx.x, blockIdx.y)``) or, by default, runs it once per
-*class* of CTAs that take the same paths, on a small grid whose CTAs sit at a
-representative of the class and one and two steps from it along each axis
-(so that a non-affine address is caught), and tiles that CTA over the class:
-every address is affine in the CTA coordinates, so each row's address is its
-representative's plus the per-axis steps. The result equals the whole-grid
-build row for row (tests check it); it is an order of magnitude faster on
-grids of thousands of CTAs.
+Every ``*_kernels`` function takes the same keywords: ``mem``, the
+:class:`~golden.workloads._common.DeviceMemory` to place the arrays with, and
+``pcs``, the :class:`~golden.workloads._common.PCs` numbering (new ones when
+None); ``replicate``, whether to build one CTA per class of CTAs that take
+the same paths and copy it over the grid
+(:mod:`golden.workloads._replicate`, the default) or to build the whole
+grid (the same rows, an order of magnitude slower; tests compare the two).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
 
 from golden.trace.builder import KernelBuilder
-from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space
+from golden.trace.model import KernelTrace, Space
 from golden.workloads._common import DeviceMemory, PCs
+from golden.workloads._program import Program
+from golden.workloads._replicate import assemble, build_kernel, cta_template
 
-__all__ = [
-    "BLOCK",
-    "Program",
-    "CtaTemplate",
-    "cta_template",
-    "assemble",
-    "build_kernel",
-    "backprop_kernels",
-    "needle_kernels",
-    "srad_v2_kernels",
-]
+__all__ = ["BLOCK", "backprop_kernels", "needle_kernels", "srad_v2_kernels"]
 
 #: BLOCK_SIZE / WIDTH / HEIGHT of backprop, nw and srad_v2 (backprop.h, needle.h, srad.h).
 BLOCK = 16
 
-#: Largest ``k * n_threads`` a single ``KernelBuilder.sequence`` call holds.
-_MAX_ELEMS = 16_000_000
-
 _F4 = 4  # sizeof(float) == sizeof(int)
-
-#: ``emit(kb, shape, at) -> KernelTrace``: see the module docstring.
-Emit = Callable[[KernelBuilder, tuple, tuple], KernelTrace]
-
-
-class Program:
-    """Program-order memory instructions of one kernel, emitted in batches.
-
-    Collects the statements of a kernel the way a :class:`KernelBuilder` does
-    (``load``, ``store``, ``compute``, ``barrier``) and hands each run of memory
-    instructions between barriers to :meth:`KernelBuilder.sequence` in one
-    call, which keeps the per-call overhead off kernels with many statements.
-    The rows equal those of the corresponding :class:`KernelBuilder` calls.
-
-    Parameters
-    ----------
-    kb : KernelBuilder
-        The builder of the launch.
-    pcs : PCs
-        PC numbering of the workload.
-    prefix : str
-        Kernel name prepended to every PC label.
-    """
-
-    def __init__(self, kb: KernelBuilder, pcs: PCs, prefix: str) -> None:
-        self.kb = kb
-        self._pcs = pcs
-        self._prefix = prefix
-        self._rows: list[tuple] = []
-        self._gap = 0
-
-    def pc(self, label: str) -> int:
-        """PC of the instruction ``label`` of this kernel."""
-        return self._pcs(f"{self._prefix}:{label}")
-
-    def compute(self, n: int, active=None) -> None:
-        """``n`` compute instructions; with ``active``, only in warps with an active thread."""
-        if n <= 0:
-            return
-        if active is None:
-            self._gap += n
-        else:
-            self.flush()
-            self.kb.compute(n, active=active)
-
-    def load(self, label: str, addr, *, active=None, width: int = 4,
-             space: Space = Space.GLOBAL) -> None:
-        """A load of ``width`` bytes per thread (PC from ``label``)."""
-        self._append(Op.LOAD, self.pc(label), addr, active, width, space)
-
-    def store(self, label: str, addr, *, active=None, width: int = 4,
-              space: Space = Space.GLOBAL) -> None:
-        """A store of ``width`` bytes per thread (PC from ``label``)."""
-        self._append(Op.STORE, self.pc(label), addr, active, width, space)
-
-    def barrier(self) -> None:
-        """``__syncthreads()`` (:meth:`KernelBuilder.barrier` after the pending statements)."""
-        self.flush()
-        self.kb.barrier()
-
-    def _append(self, op, pc, addr, active, width, space) -> None:
-        # A row's gap is compute issued by the warps that execute the row. Pending
-        # compute is every warp's, so before a conditional row it is issued on its own.
-        if active is not None and self._gap:
-            self.flush()
-        self._rows.append((op, pc, addr, active, width, space, self._gap))
-        self._gap = 0
-        if len(self._rows) * self.kb.n_threads >= _MAX_ELEMS:
-            self.flush()
-
-    def flush(self) -> None:
-        """Emit the pending instructions (and pending compute) into the builder."""
-        n = self.kb.n_threads
-        if self._rows:
-            ops, pcs, addrs, actives, widths, spaces, gaps = zip(*self._rows, strict=True)
-            addr = np.empty((len(addrs), n), dtype=np.int64)
-            for i, a in enumerate(addrs):
-                addr[i] = a
-            act = None
-            if any(a is not None for a in actives):
-                act = np.ones((len(actives), n), dtype=bool)
-                for i, a in enumerate(actives):
-                    if a is not None:
-                        act[i] = a
-            self.kb.sequence(np.array(ops), np.array(pcs), addr, active=act,
-                             widths=np.array(widths), gaps=np.array(gaps),
-                             space=np.array(spaces))
-            self._rows = []
-        if self._gap:
-            self.kb.compute(self._gap)
-            self._gap = 0
-
-    def build(self) -> KernelTrace:
-        """Finish the launch."""
-        self.flush()
-        return self.kb.build()
-
-
-# -- one CTA, tiled over a grid ---------------------------------------------------------
-
-
-@dataclass(eq=False)
-class CtaTemplate:
-    """One CTA's instructions with their address steps along the CTA coordinates.
-
-    Members
-    -------
-    trace : KernelTrace
-        The CTA at ``origin`` (a 1-CTA kernel).
-    origin : tuple of int
-        Coordinates the template was built at.
-    step : numpy.ndarray
-        ``int64[n_axes, rows]``: change of each row's base address per unit of each axis.
-    lane_step : numpy.ndarray
-        ``int64[n_axes, m, 32]``: the same for the rows with explicit lane addresses.
-    """
-
-    trace: KernelTrace
-    origin: tuple
-    step: np.ndarray
-    lane_step: np.ndarray
-
-
-def cta_template(name: str, block: tuple, emit: Emit, shape: tuple, origin: tuple, *,
-                 shared_bytes: int = 0) -> CtaTemplate:
-    """Build the CTA whose control flow follows ``shape`` and whose addresses sit at ``origin``.
-
-    Parameters
-    ----------
-    name : str
-        Kernel name.
-    block : tuple of int
-        CTA dimensions.
-    emit : callable
-        ``emit(kb, shape, at) -> KernelTrace`` (see the module docstring).
-    shape : tuple of int
-        Coordinates that decide the CTA's control flow.
-    origin : tuple of int
-        Coordinates its addresses are computed at; one axis per entry.
-    shared_bytes : int
-        Shared memory per CTA.
-
-    Raises
-    ------
-    RuntimeError
-        If one or two steps along an axis change the CTA's instructions other
-        than by their addresses, or change the addresses non-linearly: the
-        kernel cannot be tiled along these axes.
-    """
-    n_axes = len(origin)
-    n_copies = 2 * n_axes + 1  # the origin, then one and two steps along each axis
-    kb = KernelBuilder(name, grid=(n_copies, 1), block=block, shared_bytes=shared_bytes)
-    virtual = kb.bx
-    shape_arrays = tuple(np.full(kb.n_threads, v, dtype=np.int64) for v in shape)
-    at = tuple(o + (virtual == 2 * a + 1) + 2 * (virtual == 2 * a + 2)
-               for a, o in enumerate(origin))
-    trace = emit(kb, shape_arrays, at)
-    insts = trace.insts
-    moved = RuntimeError(f"{name}: the CTA's instructions depend on its position")
-    if len(insts) % n_copies:
-        raise moved
-    copies = insts.reshape(n_copies, -1)
-    same = [f for f in INST_DTYPE.names if f not in ("cta", "base", "lanes")]
-    explicit = copies["lanes"] >= 0
-    if (np.any(copies["cta"] != np.arange(n_copies)[:, None])
-            or any(np.any(copies[f] != copies[f][:1]) for f in same)
-            or np.any(explicit != explicit[:1])):
-        raise moved
-    tails = trace.tail.reshape(n_copies, -1)
-    if np.any(tails != tails[:1]):
-        raise moved
-    base = copies["base"].astype(np.int64)
-    lanes = trace.lane_addrs.astype(np.int64)[copies["lanes"][:, explicit[0]]]  # [copies, m, 32]
-    step, lane_step = base[1::2] - base[:1], lanes[1::2] - lanes[:1]
-    if np.any(base[2::2] - base[:1] != 2 * step) or np.any(lanes[2::2] - lanes[:1] != 2 * lane_step):
-        raise RuntimeError(f"{name}: the CTA's addresses are not affine in its coordinates")
-    first = copies[0].copy()
-    first["lanes"][explicit[0]] = np.arange(int(explicit[0].sum()))
-    cta = KernelTrace(name=name, grid=(1, 1, 1), block=trace.block, insts=first,
-                      lane_addrs=lanes[0].astype(np.uint64), tail=tails[0].copy(),
-                      shared_bytes=trace.shared_bytes, regs_per_thread=trace.regs_per_thread)
-    return CtaTemplate(cta, tuple(int(o) for o in origin), step, lane_step)
-
-
-def assemble(name: str, grid: tuple, parts: list[tuple[CtaTemplate, np.ndarray, np.ndarray]]
-             ) -> KernelTrace:
-    """A kernel whose CTAs are copies of templates.
-
-    Parameters
-    ----------
-    name : str
-        Kernel name.
-    grid : tuple of int
-        Grid dimensions; every CTA must be in exactly one part.
-    parts : list of (CtaTemplate, ctas, coords)
-        Each template with the linear ids of the CTAs it makes (``int64[n]``) and
-        their coordinates along its axes (``int64[n_axes, n]``).
-    """
-    grid = tuple(grid) + (1,) * (3 - len(grid))
-    n_ctas = grid[0] * grid[1] * grid[2]
-    first = parts[0][0].trace
-    wpc = first.warps_per_cta
-    per_cta = np.full(n_ctas, -1, dtype=np.int64)
-    for t, ctas, _ in parts:
-        per_cta[ctas] = len(t.trace.insts)
-    if np.any(per_cta < 0):
-        raise ValueError(f"{name}: CTAs {np.flatnonzero(per_cta < 0)[:5].tolist()} have no template")
-    offset = np.concatenate([[0], np.cumsum(per_cta)])
-    insts = np.empty(offset[-1], dtype=INST_DTYPE)
-    tail = np.empty((n_ctas, wpc), dtype=np.uint32)
-    lane_blocks, n_lanes = [], 0
-    for t, ctas, coords in parts:
-        rows = t.trace.insts
-        ctas = np.asarray(ctas, dtype=np.int64)
-        coords = np.asarray(coords, dtype=np.int64).reshape(len(t.origin), len(ctas))
-        n, r = len(ctas), len(rows)
-        block = np.tile(rows, n).reshape(n, r)
-        block["cta"] = ctas[:, None]
-        delta = coords - np.asarray(t.origin, dtype=np.int64)[:, None]  # [n_axes, n]
-        base = rows["base"].astype(np.int64)[None, :] + np.einsum("an,ar->nr", delta, t.step)
-        block["base"] = base.astype(np.uint64)
-        tail[ctas] = t.trace.tail
-        explicit = np.flatnonzero(rows["lanes"] >= 0)
-        if explicit.size:
-            m = len(t.trace.lane_addrs)
-            if not t.lane_step.any():  # addresses that do not move (shared memory): one copy
-                lane_blocks.append(t.trace.lane_addrs)
-                block["lanes"][:, explicit] = n_lanes + rows["lanes"][explicit][None, :]
-                n_lanes += m
-            else:
-                lanes = (t.trace.lane_addrs.astype(np.int64)[None]
-                         + np.einsum("an,amk->nmk", delta, t.lane_step))
-                lane_blocks.append(lanes.reshape(-1, WARP_SIZE).astype(np.uint64))
-                block["lanes"][:, explicit] = n_lanes + np.arange(n * m).reshape(n, m)
-                n_lanes += n * m
-        start = offset[ctas]
-        if np.all(np.diff(start) == r):  # consecutive CTAs: one slice
-            insts[start[0]:start[0] + n * r] = block.ravel()
-        else:  # scattered whole records, through a byte view (faster than structured indexing)
-            raw = insts.view(np.uint8).reshape(len(insts), INST_DTYPE.itemsize)
-            raw[(start[:, None] + np.arange(r)[None, :]).ravel()] = (
-                block.reshape(-1).view(np.uint8).reshape(n * r, INST_DTYPE.itemsize))
-    lane_addrs = (np.concatenate(lane_blocks) if lane_blocks
-                  else np.zeros((0, WARP_SIZE), dtype=np.uint64))
-    return KernelTrace(name=name, grid=grid, block=first.block, insts=insts,
-                       lane_addrs=lane_addrs, tail=tail.ravel(), shared_bytes=first.shared_bytes,
-                       regs_per_thread=first.regs_per_thread)
-
-
-def build_kernel(name: str, grid: tuple, block: tuple, emit: Emit, *,
-                 classes: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-                 shared_bytes: int = 0, replicate: bool = True) -> KernelTrace:
-    """Build a launch on a 2-D grid from ``emit`` (see the module docstring).
-
-    Parameters
-    ----------
-    name : str
-        Kernel name.
-    grid, block : tuple of int
-        Launch dimensions (``grid[2]`` must be 1).
-    emit : callable
-        ``emit(kb, (bx, by), (bx, by)) -> KernelTrace``: control flow from the
-        first pair, addresses from the second.
-    classes : callable, optional
-        ``classes(bx, by) -> int array``: CTAs with equal values take the same
-        paths. All CTAs are one class when None.
-    shared_bytes : int
-        Shared memory per CTA.
-    replicate : bool
-        Tile one CTA per class (True) or run ``emit`` on the whole grid (False).
-    """
-    grid = tuple(grid) + (1,) * (3 - len(grid))
-    if grid[2] != 1:
-        raise ValueError(f"grid: must be 2-D, not {grid}")
-    if not replicate:
-        kb = KernelBuilder(name, grid=grid, block=block, shared_bytes=shared_bytes)
-        return emit(kb, (kb.bx, kb.by), (kb.bx, kb.by))
-    cta = np.arange(grid[0] * grid[1], dtype=np.int64)
-    bx, by = cta % grid[0], cta // grid[0]
-    key = np.zeros(cta.size, dtype=np.int64) if classes is None else np.asarray(classes(bx, by))
-    _, rep, which = np.unique(key, return_index=True, return_inverse=True)
-    parts = []
-    for c, r in enumerate(rep):
-        origin = (int(bx[r]), int(by[r]))
-        t = cta_template(name, block, emit, origin, origin, shared_bytes=shared_bytes)
-        members = np.flatnonzero(which == c)
-        parts.append((t, members, np.stack([bx[members], by[members]])))
-    return assemble(name, grid, parts)
 
 
 def _check_multiple(label: str, value: int, multiple: int) -> None:
@@ -389,12 +79,8 @@ def backprop_kernels(n_in: int, *, mem: DeviceMemory | None = None, pcs: PCs | N
     ----------
     n_in : int
         Input units (``layer_size``, a multiple of 16).
-    mem : DeviceMemory, optional
-        Allocator to place the arrays with (a new one when None).
-    pcs : PCs, optional
-        PC numbering (a new one when None).
-    replicate : bool
-        Tile CTAs (see :func:`build_kernel`); False builds the whole grid.
+    mem, pcs, replicate
+        Array placement, PC numbering and CTA replication (module docstring).
 
     Returns
     -------
@@ -526,8 +212,8 @@ def needle_kernels(n: int, penalty: int = 10, *, mem: DeviceMemory | None = None
 
     Every CTA of every launch of a kernel issues the same instructions; only
     the tile corner, which offsets every global address, differs. Each
-    kernel's CTA is built once (a :class:`CtaTemplate` along the corner) and
-    tiled over all launches.
+    kernel's CTA is built once (a template along the corner) and copied
+    over all launches.
 
     Parameters
     ----------
@@ -535,12 +221,8 @@ def needle_kernels(n: int, penalty: int = 10, *, mem: DeviceMemory | None = None
         Sequence length (``max_rows - 1``, a multiple of 16).
     penalty : int
         Gap penalty; recorded only, it does not change any address.
-    mem : DeviceMemory, optional
-        Allocator to place the arrays with (a new one when None).
-    pcs : PCs, optional
-        PC numbering (a new one when None).
-    replicate : bool
-        Tile the CTA templates (True) or build every launch whole (False).
+    mem, pcs, replicate
+        Array placement, PC numbering and CTA replication (module docstring).
 
     Returns
     -------
@@ -682,12 +364,8 @@ def srad_v2_kernels(rows: int, cols: int, niter: int = 1, *, mem: DeviceMemory |
     niter : int
         SRAD iterations (each launches both kernels; later iterations repeat
         the first's address streams, and share its KernelTrace objects).
-    mem : DeviceMemory, optional
-        Allocator to place the arrays with (a new one when None).
-    pcs : PCs, optional
-        PC numbering (a new one when None).
-    replicate : bool
-        Tile CTAs (see :func:`build_kernel`); False builds the whole grid.
+    mem, pcs, replicate
+        Array placement, PC numbering and CTA replication (module docstring).
 
     Returns
     -------
@@ -726,6 +404,16 @@ def srad_v2_kernels(rows: int, cols: int, niter: int = 1, *, mem: DeviceMemory |
     return [k1, k2] * niter
 
 
+def _last_row(cols: int, gy: int, bx, tx):
+    """Element ``tx`` of CTA column ``bx`` in the image's last row (the bottom edge's reads)."""
+    return cols * BLOCK * (gy - 1) + BLOCK * bx + cols * (BLOCK - 1) + tx
+
+
+def _last_col(cols: int, gx: int, by, ty):
+    """Element ``ty`` of CTA row ``by`` in the image's last column (the right edge's reads)."""
+    return cols * BLOCK * by + BLOCK * (gx - 1) + cols * ty + BLOCK - 1
+
+
 def _srad_branches(p: Program, kb: KernelBuilder, branches, prefix: str) -> None:
     """Issue an if/else-if chain: each path's shared loads by the lanes that take it."""
     taken = np.zeros(kb.n_threads, dtype=bool)
@@ -760,40 +448,29 @@ def _srad_1(kb: KernelBuilder, shape: tuple, at: tuple, cols: int, gx: int, gy: 
 
     own = sh(0, ty, tx)
     p.compute(22)  # five indices
-    p.load("ld_n", j + index_n * _F4)
-    p.store("st_north", sh_north + own, space=Space.SHARED)
-    p.load("ld_s", j + index_s * _F4)
-    p.store("st_south", sh_south + own, space=Space.SHARED)
+    p.stage("north", j + index_n * _F4, sh_north + own)
+    p.stage("south", j + index_s * _F4, sh_south + own)
     top = shape[1] == 0
     bottom = (shape[1] == gy - 1) & ~top
     p.compute(2)  # by == 0
     p.compute(5, active=top)
-    p.load("ld_n_edge", j + (BLOCK * bx + tx) * _F4, active=top)
-    p.store("st_north_edge", sh_north + own, active=top, space=Space.SHARED)
+    p.stage("north_edge", j + (BLOCK * bx + tx) * _F4, sh_north + own, active=top)
     p.compute(2, active=~top)  # by == gridDim.y - 1
     p.compute(9, active=bottom)
-    p.load("ld_s_edge", j + (cols * BLOCK * (gy - 1) + BLOCK * bx + cols * (BLOCK - 1) + tx) * _F4,
-           active=bottom)
-    p.store("st_south_edge", sh_south + own, active=bottom, space=Space.SHARED)
+    p.stage("south_edge", j + _last_row(cols, gy, bx, tx) * _F4, sh_south + own, active=bottom)
     p.barrier()
-    p.load("ld_w", j + index_w * _F4)
-    p.store("st_west", sh_west + own, space=Space.SHARED)
-    p.load("ld_e", j + index_e * _F4)
-    p.store("st_east", sh_east + own, space=Space.SHARED)
+    p.stage("west", j + index_w * _F4, sh_west + own)
+    p.stage("east", j + index_e * _F4, sh_east + own)
     left = shape[0] == 0
     right = (shape[0] == gx - 1) & ~left
     p.compute(2)  # bx == 0
     p.compute(4, active=left)
-    p.load("ld_w_edge", j + (cols * BLOCK * by + cols * ty) * _F4, active=left)
-    p.store("st_west_edge", sh_west + own, active=left, space=Space.SHARED)
+    p.stage("west_edge", j + (cols * BLOCK * by + cols * ty) * _F4, sh_west + own, active=left)
     p.compute(2, active=~left)  # bx == gridDim.x - 1
     p.compute(9, active=right)
-    p.load("ld_e_edge", j + (cols * BLOCK * by + BLOCK * (gx - 1) + cols * ty + BLOCK - 1) * _F4,
-           active=right)
-    p.store("st_east_edge", sh_east + own, active=right, space=Space.SHARED)
+    p.stage("east_edge", j + _last_col(cols, gx, by, ty) * _F4, sh_east + own, active=right)
     p.barrier()
-    p.load("ld_j", j + index * _F4)
-    p.store("st_temp", sh_temp + own, space=Space.SHARED)
+    p.stage("temp", j + index * _F4, sh_temp + own)
     p.barrier()
     p.load("ld_jc", sh_temp + own, space=Space.SHARED)
     last = BLOCK - 1
@@ -842,29 +519,21 @@ def _srad_2(kb: KernelBuilder, shape: tuple, at: tuple, cols: int, gx: int, gy: 
     index_e = corner + cols * ty + BLOCK
     own = (ty * BLOCK + tx) * _F4
     p.compute(13)  # three indices
-    p.load("ld_j", j + index * _F4)
-    p.store("st_temp", sh_temp + own, space=Space.SHARED)
+    p.stage("temp_j", j + index * _F4, sh_temp + own)
     p.barrier()
-    p.load("ld_cs", c + index_s * _F4)
-    p.store("st_south_c", sh_south + own, space=Space.SHARED)
+    p.stage("south_c", c + index_s * _F4, sh_south + own)
     bottom = shape[1] == gy - 1
     p.compute(2)  # by == gridDim.y - 1
     p.compute(9, active=bottom)
-    p.load("ld_cs_edge", c + (cols * BLOCK * (gy - 1) + BLOCK * bx + cols * (BLOCK - 1) + tx) * _F4,
-           active=bottom)
-    p.store("st_south_c_edge", sh_south + own, active=bottom, space=Space.SHARED)
+    p.stage("south_c_edge", c + _last_row(cols, gy, bx, tx) * _F4, sh_south + own, active=bottom)
     p.barrier()
-    p.load("ld_ce", c + index_e * _F4)
-    p.store("st_east_c", sh_east + own, space=Space.SHARED)
+    p.stage("east_c", c + index_e * _F4, sh_east + own)
     right = shape[0] == gx - 1
     p.compute(2)  # bx == gridDim.x - 1
     p.compute(9, active=right)
-    p.load("ld_ce_edge", c + (cols * BLOCK * by + BLOCK * (gx - 1) + cols * ty + BLOCK - 1) * _F4,
-           active=right)
-    p.store("st_east_c_edge", sh_east + own, active=right, space=Space.SHARED)
+    p.stage("east_c_edge", c + _last_col(cols, gx, by, ty) * _F4, sh_east + own, active=right)
     p.barrier()
-    p.load("ld_c", c + index * _F4)
-    p.store("st_c_temp", sh_ctemp + own, space=Space.SHARED)
+    p.stage("c_temp", c + index * _F4, sh_ctemp + own)
     p.barrier()
     p.load("ld_cc", sh_ctemp + own, space=Space.SHARED)
     last = BLOCK - 1

@@ -12,20 +12,8 @@ L = 10 in both access modes (9 distinct loads and a store), as rdgc Table 4.
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import ELEM, Run, ld, register_rdgc, st
 
 SOURCE = "Polybench/GPU 1.0 CUDA/2DCONV/2DConvolution.cu (Convolution2D_kernel)"
 N_PAPER = 4096  # rdgc Table 4 (also the source's NI = NJ)
@@ -35,43 +23,21 @@ STENCIL = [(di, dj) for di in (-1, 0, 1) for dj in (-1, 0, 1)]
 FLOPS = 17  # 9 multiplications and 8 additions before the store
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of one ``Convolution2D_kernel`` launch.
-
-    Parameters
-    ----------
-    scale : float
-        ``NI = NJ = round(4096 * scale)`` (at least 3).
-    seed : int
-        Unused: the kernel's addresses do not depend on data.
-    accesses : str
-        ``"source"`` or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    n = problem_size(N_PAPER, scale, 3)
-    ni = nj = n
-    mem = DeviceMemory()
-    a_base = mem.alloc("A", ni * nj * ELEM)
-    b_base = mem.alloc("B", ni * nj * ELEM)
-    # The source sizes grid.x by NI and grid.y by NJ (equal here).
-    kb = KernelBuilder("Convolution2D_kernel",
-                       grid=(ceil_div(ni, BLOCK[0]), ceil_div(nj, BLOCK[1])), block=BLOCK)
-    j = kb.bx * BLOCK[0] + kb.tx
-    i = kb.by * BLOCK[1] + kb.ty
-    active = (i < ni - 1) & (j < nj - 1) & (i > 0) & (j > 0)
+def trace(run: Run) -> Workload:
+    """One ``Convolution2D_kernel`` launch with ``NI = NJ = N``."""
+    ni = nj = run.n
+    a_base, b_base = run.alloc(A=ni * nj, B=ni * nj)
+    # The source sizes grid.x by NI and grid.y by NJ (equal here). Prologue: two thread
+    # indices and four bound comparisons.
+    em, i, j = run.launch_2d("Convolution2D_kernel", ni, nj, BLOCK, prologue=2 + 4)
     centre = (i * nj + j) * ELEM
     body = [ld(f"ld_A[{di:+d}][{dj:+d}]", centre, a_base + (di * nj + dj) * ELEM)
             for di, dj in STENCIL]
     body.append(st("st_B", centre, b_base, gap=FLOPS))
-    # Prologue: two thread indices and four bound comparisons.
-    em = Emitter(kb, accesses, prologue=2 + 4)
-    em.straight(body, active=active)
-    return make_workload("2dconv", [em.finish()], mem, SOURCE, ni=ni, nj=nj, accesses=accesses)
+    em.straight(body, active=(i < ni - 1) & (j < nj - 1) & (i > 0) & (j > 0))
+    return run.workload("2dconv", [em.finish()], SOURCE, ni=ni, nj=nj)
 
 
-register(WorkloadSpec(
-    name="2dconv", suite="rdgc", build=build,
-    description="Polybench/GPU 2DCONV: 3x3 convolution of a 4096x4096 float image",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["Convolution2D_kernel"], "L": "10"},
-))
+build = register_rdgc("2dconv", trace, n_paper=N_PAPER, minimum=3, source=SOURCE, L="10",
+                      kernels=["Convolution2D_kernel"],
+                      description="Polybench/GPU 2DCONV: 3x3 convolution of a 4096x4096 float image")

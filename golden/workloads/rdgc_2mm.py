@@ -17,61 +17,27 @@ L = 3N + 1 (``"compiled"``); rdgc Table 4 gives 3N.
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import ELEM, Run, ld, register_rdgc, update
 
 SOURCE = "Polybench/GPU 1.0 CUDA/2MM/2mm.cu (mm2_kernel1)"
 N_PAPER = 384  # rdgc Table 4 (the source's default is 2048)
 BLOCK = (32, 8)  # DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of one ``mm2_kernel1`` launch with ``NI = NJ = NK = NL = round(384 * scale)``.
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    n = problem_size(N_PAPER, scale, 1)
-    ni = nj = nk = nl = n
-    mem = DeviceMemory()
-    a_base = mem.alloc("A", ni * nk * ELEM)
-    b_base = mem.alloc("B", nk * nj * ELEM)
-    c_base = mem.alloc("C", ni * nj * ELEM)
-    mem.alloc("D", nj * nl * ELEM)
-    mem.alloc("E", ni * nl * ELEM)
-    kb = KernelBuilder("mm2_kernel1", grid=(ceil_div(nj, BLOCK[0]), ceil_div(ni, BLOCK[1])),
-                       block=BLOCK)
-    j = kb.bx * BLOCK[0] + kb.tx
-    i = kb.by * BLOCK[1] + kb.ty
-    c_ij = c_base + (i * nj + j) * ELEM
-    body = [
-        ld("ld_C", c_ij, forwarded="rest"),
-        ld("ld_A", a_base + i * nk * ELEM, step=ELEM),
-        ld("ld_B", b_base + j * ELEM, step=nj * ELEM),
-        st("st_C", c_ij, gap=2),  # multiply, add
-    ]
-    em = Emitter(kb, accesses, prologue=2 + 2)  # two indices, two bound comparisons
-    em.loop(body, nk, active=(i < ni) & (j < nj))
-    return make_workload("2mm", [em.finish()], mem, SOURCE, ni=ni, nj=nj, nk=nk, nl=nl,
-                         accesses=accesses)
+def trace(run: Run) -> Workload:
+    """One ``mm2_kernel1`` launch with ``NI = NJ = NK = NL = N``."""
+    ni = nj = nk = nl = run.n
+    a_base, b_base, c_base, _, _ = run.alloc(A=ni * nk, B=nk * nj, C=ni * nj, D=nj * nl, E=ni * nl)
+    # Two indices, two bound comparisons.
+    em, i, j = run.launch_2d("mm2_kernel1", nj, ni, BLOCK, prologue=2 + 2)
+    em.loop(update("C", c_base + (i * nj + j) * ELEM,  # multiply, add
+                   [ld("ld_A", a_base + i * nk * ELEM, step=ELEM),
+                    ld("ld_B", b_base + j * ELEM, step=nj * ELEM)], forwarded="rest"),
+            nk, active=(i < ni) & (j < nj))
+    return run.workload("2mm", [em.finish()], SOURCE, ni=ni, nj=nj, nk=nk, nl=nl)
 
 
-register(WorkloadSpec(
-    name="2mm", suite="rdgc", build=build,
-    description="Polybench/GPU 2MM kernel 1: C += A*B, 384x384 float matrices",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["mm2_kernel1"], "L": "3N"},
-))
+build = register_rdgc("2mm", trace, n_paper=N_PAPER, source=SOURCE, L="3N",
+                      kernels=["mm2_kernel1"],
+                      description="Polybench/GPU 2MM kernel 1: C += A*B, 384x384 float matrices")

@@ -21,21 +21,8 @@ elements further, so launches 2 .. NI-2 are copies of launch 1 moved by
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    shifted,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import ELEM, Run, ld, register_rdgc, shifted, st
 
 SOURCE = "Polybench/GPU 1.0 CUDA/3DCONV/3DConvolution.cu (convolution3D_kernel)"
 N_PAPER = 256  # rdgc Table 4 (also the source's NI = NJ = NK)
@@ -48,23 +35,13 @@ TERMS = [(-1, -1, -1), (1, -1, -1), (-1, -1, -1), (1, -1, -1), (-1, -1, -1), (1,
 FLOPS = 29  # 15 multiplications and 14 additions before the store
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """The ``NI - 2`` launches of ``convolution3D_kernel``, ``NI = NJ = NK = round(256 * scale)``.
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    n = problem_size(N_PAPER, scale, 3)
-    ni = nj = nk = n
-    mem = DeviceMemory()
-    a_base = mem.alloc("A", ni * nj * nk * ELEM)
-    b_base = mem.alloc("B", ni * nj * nk * ELEM)
+def trace(run: Run) -> Workload:
+    """The ``NI - 2`` launches of ``convolution3D_kernel``, ``NI = NJ = NK = N``."""
+    ni = nj = nk = run.n
+    a_base, b_base = run.alloc(A=ni * nj * nk, B=ni * nj * nk)
     plane = nj * nk
-    kb = KernelBuilder("convolution3D_kernel",
-                       grid=(ceil_div(nk, BLOCK[0]), ceil_div(nj, BLOCK[1])), block=BLOCK)
-    k = kb.bx * BLOCK[0] + kb.tx
-    j = kb.by * BLOCK[1] + kb.ty
+    # k is the column index, j the row. Prologue: two indices, six bound comparisons.
+    em, j, k = run.launch_2d("convolution3D_kernel", nk, nj, BLOCK, prologue=2 + 6)
     first = 1  # the template launch; its i-conditions hold
     centre = (first * plane + j * nk + k) * ELEM
     body, seen = [], set()
@@ -75,18 +52,14 @@ def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> W
                        forwarded="always" if (di, dj, dk) in seen else "never"))
         seen.add((di, dj, dk))
     body.append(st("st_B", centre, b_base, gap=FLOPS))
-    em = Emitter(kb, accesses, prologue=2 + 6)  # two indices, six bound comparisons
     em.straight(body, active=(j < nj - 1) & (k < nk - 1) & (j > 0) & (k > 0))
     template = em.finish()
     kernels = [template] + [shifted(template, (i - first) * plane * ELEM)
                             for i in range(first + 1, ni - 1)]
-    return make_workload("3dconv", kernels, mem, SOURCE, ni=ni, nj=nj, nk=nk,
-                         launches=len(kernels), accesses=accesses)
+    return run.workload("3dconv", kernels, SOURCE, ni=ni, nj=nj, nk=nk, launches=len(kernels))
 
 
-register(WorkloadSpec(
-    name="3dconv", suite="rdgc", build=build,
-    description="Polybench/GPU 3DCONV: 3D convolution of a 256^3 float volume, a launch per plane",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["convolution3D_kernel"], "L": "12N"},
-))
+build = register_rdgc("3dconv", trace, n_paper=N_PAPER, minimum=3, source=SOURCE, L="12N",
+                      kernels=["convolution3D_kernel"],
+                      description=("Polybench/GPU 3DCONV: 3D convolution of a 256^3 float volume, a "
+                                   "launch per plane"))

@@ -16,67 +16,29 @@ L = 3N + 1 (``"compiled"``), rdgc Table 4's 1 + 3N.
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import Run, matvec_kernel, register_rdgc
 
 SOURCE = "Polybench/GPU 1.0 CUDA/ATAX/atax.cu (atax_kernel1, atax_kernel2)"
 N_PAPER = 4096  # rdgc Table 4 (also the source's NX = NY)
 BLOCK = 256  # DIM_THREAD_BLOCK_X (DIM_THREAD_BLOCK_Y = 1)
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of ``atax_kernel1`` then ``atax_kernel2`` with ``NX = NY = round(4096 * scale)``.
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    n = problem_size(N_PAPER, scale, 1)
-    nx = ny = n
-    mem = DeviceMemory()
-    a_base = mem.alloc("A", nx * ny * ELEM)
-    x_base = mem.alloc("x", ny * ELEM)
-    y_base = mem.alloc("y", ny * ELEM)
-    tmp_base = mem.alloc("tmp", nx * ELEM)
-    pcs = PCs()
-
-    kb = KernelBuilder("atax_kernel1", grid=(ceil_div(nx, BLOCK),), block=(BLOCK,))
-    i = kb.bx * BLOCK + kb.tx
-    em = Emitter(kb, accesses, prologue=2, pcs=pcs)  # index, bound comparison
-    em.loop([ld("k1_ld_tmp", tmp_base + i * ELEM, forwarded="rest"),
-             ld("k1_ld_A", a_base + i * ny * ELEM, step=ELEM),
-             ld("k1_ld_x", x_base, step=ELEM),
-             st("k1_st_tmp", tmp_base + i * ELEM, gap=2)],  # multiply, add
-            ny, active=i < nx)
-    k1 = em.finish()
-
-    kb = KernelBuilder("atax_kernel2", grid=(ceil_div(ny, BLOCK),), block=(BLOCK,))
-    j = kb.bx * BLOCK + kb.tx
-    em = Emitter(kb, accesses, prologue=2, pcs=pcs)
-    em.loop([ld("k2_ld_y", y_base + j * ELEM, forwarded="rest"),
-             ld("k2_ld_A", a_base + j * ELEM, step=ny * ELEM),
-             ld("k2_ld_tmp", tmp_base, step=ELEM),
-             st("k2_st_y", y_base + j * ELEM, gap=2)],
-            nx, active=j < ny)
-    return make_workload("atax", [k1, em.finish()], mem, SOURCE, nx=nx, ny=ny,
-                         accesses=accesses)
+def trace(run: Run) -> Workload:
+    """``atax_kernel1`` then ``atax_kernel2`` with ``NX = NY = N``."""
+    nx = ny = run.n
+    a, x, y, tmp = run.alloc(A=nx * ny, x=ny, y=ny, tmp=nx)
+    kernels = [
+        # i < NX:  for j < NY:  tmp[i] += A[i * NY + j] * x[j]
+        matvec_kernel(run, "atax_kernel1", threads=nx, trips=ny, block=BLOCK, acc=tmp,
+                      matrix=a, per_thread=ny, per_trip=1, vector=x, prefix="k1_"),
+        # j < NY:  for i < NX:  y[j] += A[i * NY + j] * tmp[i]
+        matvec_kernel(run, "atax_kernel2", threads=ny, trips=nx, block=BLOCK, acc=y,
+                      matrix=a, per_thread=1, per_trip=ny, vector=tmp, prefix="k2_"),
+    ]
+    return run.workload("atax", kernels, SOURCE, nx=nx, ny=ny)
 
 
-register(WorkloadSpec(
-    name="atax", suite="rdgc", build=build,
-    description="Polybench/GPU ATAX: y = A^T (A x), 4096x4096 float matrix, two kernels",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["atax_kernel1", "atax_kernel2"], "L": "1 + 3N"},
-))
+build = register_rdgc("atax", trace, n_paper=N_PAPER, source=SOURCE, L="1 + 3N",
+                      kernels=["atax_kernel1", "atax_kernel2"],
+                      description="Polybench/GPU ATAX: y = A^T (A x), 4096x4096 float matrix, two kernels")

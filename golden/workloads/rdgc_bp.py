@@ -7,9 +7,8 @@ emulation lives in :func:`golden.workloads._rodinia.backprop_kernels`.
 from __future__ import annotations
 
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads._common import register_workload, scaled
 from golden.workloads._rodinia import BLOCK, backprop_kernels
-from golden.workloads.registry import WorkloadSpec, register
 
 __all__ = ["build", "SIZE"]
 
@@ -25,14 +24,10 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     ``seed`` is unused: backprop's addresses do not depend on its data.
     """
     n_in = scaled(SIZE, scale, multiple=BLOCK)
-    mem = DeviceMemory()
-    kernels = backprop_kernels(n_in, mem=mem, pcs=PCs())
+    kernels = backprop_kernels(n_in)
     return Workload(name="rdgc/bp", kernels=kernels,
                     params={"input_units": n_in, "hidden_units": BLOCK}, source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="bp", suite="rdgc", build=build,
-    description="backprop: forward layer + weight adjustment, 262144 inputs x 16 hidden units",
-    source=SOURCE, version=1, paper={"L": 16, "N": SIZE, "size": "262144", "kernels": "K1, K2"},
-))
+register_workload("rdgc", "bp", build, source=SOURCE, L=16, N=SIZE, size="262144", kernels="K1, K2",
+                  description="backprop: forward layer + weight adjustment, 262144 inputs x 16 hidden units")

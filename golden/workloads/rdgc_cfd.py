@@ -20,9 +20,8 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads._rodinia import Program
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
+from golden.workloads._program import Program
 
 __all__ = ["build", "tet_mesh", "flux_kernel", "SIZE", "WING", "FAR_FIELD"]
 
@@ -204,8 +203,5 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="cfd", suite="rdgc", build=build,
-    description="cfd euler3d: flux kernel over a generated 193474-element tetrahedral mesh",
-    source=SOURCE, version=1, paper={"L": 83, "N": SIZE, "size": "0.2M", "kernels": "Flux"},
-))
+register_workload("rdgc", "cfd", build, source=SOURCE, L=83, N=SIZE, size="0.2M", kernels="Flux",
+                  description="cfd euler3d: flux kernel over a generated 193474-element tetrahedral mesh")

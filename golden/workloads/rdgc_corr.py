@@ -31,55 +31,24 @@ of 256); this emulator rounds up so scaled-down sizes keep their threads.
 
 from __future__ import annotations
 
-import numpy as np
-
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    make_workload,
-    problem_size,
-    st,
-    symmat_body,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import Run, register_rdgc, symmat_kernel
 
 SOURCE = "Polybench/GPU 1.0 CUDA/CORR/correlation.cu (corr_kernel)"
 N_PAPER = 256  # rdgc Table 4 (the source's default is M = N = 2048)
 BLOCK = 256  # DIM_THREAD_BLOCK_KERNEL_4_X (DIM_THREAD_BLOCK_KERNEL_4_Y = 1)
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of one ``corr_kernel`` launch with ``M = N = round(256 * scale)`` (at least 2).
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    m = n = problem_size(N_PAPER, scale, 2)
-    m1 = m + 1
-    mem = DeviceMemory()
-    data = mem.alloc("data", (m + 1) * (n + 1) * ELEM)
-    symmat = mem.alloc("symmat", (m + 1) * (n + 1) * ELEM)
-    mem.alloc("stddev", (m + 1) * ELEM)
-    mem.alloc("mean", (m + 1) * ELEM)
-    kb = KernelBuilder("corr_kernel", grid=(ceil_div(m, BLOCK),), block=(BLOCK,))
-    j1 = kb.bx * BLOCK + kb.tx + 1
-    active = (j1 >= 1) & (j1 < m)
-    em = Emitter(kb, accesses, prologue=1 + 2)  # index, two bound comparisons
-    em.straight([st("st_sym_diag", j1 * (m1 + 1) * ELEM, symmat)], active=active)
-    em.loop(symmat_body(j1, 1, m1, n, data, symmat), m - 1, active=active,
-            thread_trips=np.where(active, m - j1, 0))
-    return make_workload("corr", [em.finish()], mem, SOURCE, m=m, n=n, accesses=accesses)
+def trace(run: Run) -> Workload:
+    """One ``corr_kernel`` launch with ``M = N``."""
+    m = n = run.n
+    data, symmat, _, _ = run.alloc(data=(m + 1) * (n + 1), symmat=(m + 1) * (n + 1), stddev=m + 1,
+                                   mean=m + 1)
+    kernel = symmat_kernel(run, "corr_kernel", m=m, n=n, first=1, block=BLOCK, data=data,
+                           symmat=symmat, diagonal=True)
+    return run.workload("corr", [kernel], SOURCE, m=m, n=n)
 
 
-register(WorkloadSpec(
-    name="corr", suite="rdgc", build=build,
-    description="Polybench/GPU CORR: correlation kernel over 256x256 float data",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["corr_kernel"], "L": "(3N + 2)N + 1"},
-))
+build = register_rdgc("corr", trace, n_paper=N_PAPER, minimum=2, source=SOURCE, L="(3N + 2)N + 1",
+                      kernels=["corr_kernel"],
+                      description="Polybench/GPU CORR: correlation kernel over 256x256 float data")

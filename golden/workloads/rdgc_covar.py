@@ -27,52 +27,23 @@ The grid is rounded up where the source floors ``M / 256`` (see
 
 from __future__ import annotations
 
-import numpy as np
-
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    make_workload,
-    problem_size,
-    symmat_body,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import Run, register_rdgc, symmat_kernel
 
 SOURCE = "Polybench/GPU 1.0 CUDA/COVAR/covariance.cu (covar_kernel)"
 N_PAPER = 256  # rdgc Table 4 (the source's default is M = N = 2048)
 BLOCK = 256  # DIM_THREAD_BLOCK_KERNEL_3_X (DIM_THREAD_BLOCK_KERNEL_3_Y = 1)
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of one ``covar_kernel`` launch with ``M = N = round(256 * scale)``.
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    m = n = problem_size(N_PAPER, scale, 1)
-    m1 = m + 1
-    mem = DeviceMemory()
-    data = mem.alloc("data", (m + 1) * (n + 1) * ELEM)
-    symmat = mem.alloc("symmat", (m + 1) * (m + 1) * ELEM)
-    mem.alloc("mean", (m + 1) * ELEM)
-    kb = KernelBuilder("covar_kernel", grid=(ceil_div(m, BLOCK),), block=(BLOCK,))
-    j1 = kb.bx * BLOCK + kb.tx + 1
-    active = (j1 >= 1) & (j1 < m + 1)
-    em = Emitter(kb, accesses, prologue=1 + 2)  # index, two bound comparisons
-    em.loop(symmat_body(j1, 0, m1, n, data, symmat), m, active=active,
-            thread_trips=np.where(active, m - j1 + 1, 0))
-    return make_workload("covar", [em.finish()], mem, SOURCE, m=m, n=n, accesses=accesses)
+def trace(run: Run) -> Workload:
+    """One ``covar_kernel`` launch with ``M = N``."""
+    m = n = run.n
+    data, symmat, _ = run.alloc(data=(m + 1) * (n + 1), symmat=(m + 1) * (m + 1), mean=m + 1)
+    kernel = symmat_kernel(run, "covar_kernel", m=m, n=n, first=0, block=BLOCK, data=data,
+                           symmat=symmat, diagonal=False)
+    return run.workload("covar", [kernel], SOURCE, m=m, n=n)
 
 
-register(WorkloadSpec(
-    name="covar", suite="rdgc", build=build,
-    description="Polybench/GPU COVAR: covariance kernel over 256x256 float data",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["covar_kernel"], "L": "(3N + 2)N"},
-))
+build = register_rdgc("covar", trace, n_paper=N_PAPER, source=SOURCE, L="(3N + 2)N",
+                      kernels=["covar_kernel"],
+                      description="Polybench/GPU COVAR: covariance kernel over 256x256 float data")

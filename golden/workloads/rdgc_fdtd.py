@@ -31,21 +31,8 @@ first are copies of the first with the ``_fict_`` read moved
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    shifted,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import ELEM, Run, ld, register_rdgc, shifted, st, update
 
 SOURCE = "Polybench/GPU 1.0 CUDA/FDTD-2D/fdtd2d.cu (fdtd_step1_kernel, fdtd_step2_kernel, " \
          "fdtd_step3_kernel)"
@@ -54,92 +41,69 @@ TMAX = 500  # the source's tmax: size of _fict_ and its number of time steps
 BLOCK = (32, 8)  # DIM_THREAD_BLOCK_X, DIM_THREAD_BLOCK_Y
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled",
-          steps: int = 1) -> Workload:
-    """Trace of ``steps`` time steps (three launches each) with ``NX = NY = round(2048 * scale)``.
+def trace(run: Run, steps: int = 1) -> Workload:
+    """``steps`` time steps (three launches each) with ``NX = NY = N``.
 
     Parameters
     ----------
-    scale : float
-        Grid size relative to 2048 x 2048 (at least 2 x 2).
-    seed : int
-        Unused: the kernels' addresses do not depend on data.
-    accesses : str
-        ``"source"`` or ``"compiled"`` (see :mod:`golden.workloads._polybench`); the
-        same trace here.
+    run : Run
+        The program (``"source"`` and ``"compiled"`` give the same trace here).
     steps : int
         Time steps to emit, 1 to 500 (module docstring).
 
     Raises
     ------
     ValueError
-        For ``steps`` outside 1 .. 500 or an unknown ``accesses``.
+        For ``steps`` outside 1 .. 500.
     """
-    check_mode(accesses)
     if not (isinstance(steps, int) and 1 <= steps <= TMAX):
         raise ValueError(f"steps: must be an integer from 1 to {TMAX}, not {steps!r}")
-    nx = ny = problem_size(N_PAPER, scale, 2)
-    mem = DeviceMemory()
-    fict = mem.alloc("_fict_", TMAX * ELEM)
-    ex = mem.alloc("ex", nx * (ny + 1) * ELEM)
-    ey = mem.alloc("ey", (nx + 1) * ny * ELEM)
-    hz = mem.alloc("hz", nx * ny * ELEM)
-    grid = (ceil_div(ny, BLOCK[0]), ceil_div(nx, BLOCK[1]))
-    pcs = PCs()
+    nx = ny = run.n
+    fict, ex, ey, hz = run.alloc(_fict_=TMAX, ex=nx * (ny + 1), ey=(nx + 1) * ny, hz=nx * ny)
 
     def kernel(name: str, comparisons: int):
-        kb = KernelBuilder(name, grid=grid, block=BLOCK)
-        j = kb.bx * BLOCK[0] + kb.tx
-        i = kb.by * BLOCK[1] + kb.ty
         # Prologue: two indices and the kernel's comparisons.
-        return kb, i, j, Emitter(kb, accesses, prologue=2 + comparisons, pcs=pcs)
+        return run.launch_2d(name, ny, nx, BLOCK, prologue=2 + comparisons)
 
-    kb, i, j, em = kernel("fdtd_step1_kernel", 3)
+    em, i, j = kernel("fdtd_step1_kernel", 3)
     top, rest = i == 0, i > 0
     ij = (i * ny + j) * ELEM  # [i][j] of ey and hz (rows of NY)
     em.straight([ld("s1_ld_fict", 0, fict, active=top),
                  st("s1_st_ey0", ij, ey, active=top),
-                 ld("s1_ld_ey", ij, ey, active=rest),
-                 ld("s1_ld_hz", ij, hz, active=rest),
-                 ld("s1_ld_hz_up", ij, hz - ny * ELEM, active=rest),
-                 st("s1_st_ey", ij, ey, gap=3, active=rest)],  # two subtractions, multiply
+                 *update("s1_ey", ij, [ld("s1_ld_hz", ij, hz, active=rest),
+                                       ld("s1_ld_hz_up", ij, hz - ny * ELEM, active=rest)],
+                         ey, flops=3, active=rest)],  # two subtractions, multiply
                 active=(i < nx) & (j < ny))
     step1 = em.finish()
-    fict_rows = step1.insts["pc"] == pcs("s1_ld_fict")
+    fict_rows = step1.insts["pc"] == run.pcs("s1_ld_fict")
 
-    kb, i, j, em = kernel("fdtd_step2_kernel", 3)
+    em, i, j = kernel("fdtd_step2_kernel", 3)
     x_ij = (i * (ny + 1) + j) * ELEM  # [i][j] of ex (rows of NY + 1)
     ij = (i * ny + j) * ELEM
-    em.straight([ld("s2_ld_ex", x_ij, ex),
-                 ld("s2_ld_hz", ij, hz),
-                 ld("s2_ld_hz_left", ij, hz - ELEM),
-                 st("s2_st_ex", x_ij, ex, gap=3)],  # two subtractions, multiply
+    em.straight(update("s2_ex", x_ij, [ld("s2_ld_hz", ij, hz),
+                                        ld("s2_ld_hz_left", ij, hz - ELEM)],
+                       ex, flops=3),  # two subtractions, multiply
                 active=(i < nx) & (j < ny) & (j > 0))
     step2 = em.finish()
 
-    kb, i, j, em = kernel("fdtd_step3_kernel", 2)
+    em, i, j = kernel("fdtd_step3_kernel", 2)
     x_ij = (i * (ny + 1) + j) * ELEM
     ij = (i * ny + j) * ELEM
-    em.straight([ld("s3_ld_hz", ij, hz),
-                 ld("s3_ld_ex_right", x_ij, ex + ELEM),
-                 ld("s3_ld_ex", x_ij, ex),
-                 ld("s3_ld_ey_down", ij, ey + ny * ELEM),
-                 ld("s3_ld_ey", ij, ey),
-                 st("s3_st_hz", ij, hz, gap=5)],  # four adds/subtractions, multiply
+    em.straight(update("s3_hz", ij, [ld("s3_ld_ex_right", x_ij, ex + ELEM),
+                                      ld("s3_ld_ex", x_ij, ex),
+                                      ld("s3_ld_ey_down", ij, ey + ny * ELEM),
+                                      ld("s3_ld_ey", ij, ey)],
+                       hz, flops=5),  # four adds/subtractions, multiply
                 active=(i < nx) & (j < ny))
     step3 = em.finish()
 
     kernels = [step1, step2, step3]
     for t in range(1, steps):
         kernels += [shifted(step1, t * ELEM, fict_rows), shifted(step2, 0), shifted(step3, 0)]
-    return make_workload("fdtd", kernels, mem, SOURCE, nx=nx, ny=ny, tmax=TMAX, steps=steps,
-                         accesses=accesses)
+    return run.workload("fdtd", kernels, SOURCE, nx=nx, ny=ny, tmax=TMAX, steps=steps)
 
 
-register(WorkloadSpec(
-    name="fdtd", suite="rdgc", build=build,
-    description="Polybench/GPU FDTD-2D: one time step (3 kernels) on a 2048x2048 float grid",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["fdtd_step1_kernel", "fdtd_step2_kernel",
-                                        "fdtd_step3_kernel"], "L": "6, 4, 6"},
-))
+build = register_rdgc("fdtd", trace, n_paper=N_PAPER, minimum=2, source=SOURCE, L="6, 4, 6",
+                      kernels=["fdtd_step1_kernel", "fdtd_step2_kernel", "fdtd_step3_kernel"],
+                      description=("Polybench/GPU FDTD-2D: one time step (3 kernels) on a "
+                                   "2048x2048 float grid"))

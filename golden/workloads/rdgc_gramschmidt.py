@@ -22,65 +22,38 @@ makes 7M(N - 1) accesses over the sequence, rdgc Table 4's 7N^2.
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import ELEM, Run, ld, register_rdgc, st, update
 
 SOURCE = "Polybench/GPU 1.0 CUDA/GRAMSCHM/gramschmidt.cu (gramschmidt_kernel3)"
 N_PAPER = 128  # rdgc Table 4 (the source's default is M = N = 2048)
 BLOCK = 256  # DIM_THREAD_BLOCK_X (DIM_THREAD_BLOCK_Y = 1)
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of the N launches of ``gramschmidt_kernel3`` with ``M = N = round(128 * scale)``.
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    m = n = problem_size(N_PAPER, scale, 1)
-    mem = DeviceMemory()
-    a_base = mem.alloc("A", m * n * ELEM)
-    r_base = mem.alloc("R", m * n * ELEM)
-    q_base = mem.alloc("Q", m * n * ELEM)
-    pcs = PCs()
+def trace(run: Run) -> Workload:
+    """The N launches of ``gramschmidt_kernel3`` with ``M = N``."""
+    m = n = run.n
+    a_base, r_base, q_base = run.alloc(A=m * n, R=m * n, Q=m * n)
     kernels = []
     for k in range(n):
-        kb = KernelBuilder("gramschmidt_kernel3", grid=(ceil_div(n, BLOCK),), block=(BLOCK,))
-        j = kb.bx * BLOCK + kb.tx
+        # Index, two bound comparisons.
+        em, j = run.launch_1d("gramschmidt_kernel3", n, BLOCK, prologue=1 + 2)
         active = (j > k) & (j < n)
         r_kj = r_base + (k * n + j) * ELEM
-        em = Emitter(kb, accesses, prologue=1 + 2, pcs=pcs)  # index, two bound comparisons
+        a_ij = a_base + j * ELEM  # a[i*N + j] in trip i
+        q_ik = q_base + k * ELEM  # q[i*N + k] in trip i
         em.straight([st("st_r0", r_kj)], active=active)
-        em.loop([ld("ld_r#1", r_kj, forwarded="always"),
-                 ld("ld_q#1", q_base + k * ELEM, step=n * ELEM),
-                 ld("ld_a#1", a_base + j * ELEM, step=n * ELEM),
-                 st("st_r", r_kj, gap=2)],  # multiply, add
+        em.loop(update("r", r_kj, [ld("ld_q#1", q_ik, step=n * ELEM),  # multiply, add
+                                   ld("ld_a#1", a_ij, step=n * ELEM)], forwarded="always"),
                 m, active=active)
-        em.loop([ld("ld_a#2", a_base + j * ELEM, step=n * ELEM),
-                 ld("ld_q#2", q_base + k * ELEM, step=n * ELEM),
-                 ld("ld_r#2", r_kj, forwarded="first"),
-                 st("st_a", a_base + j * ELEM, step=n * ELEM, gap=2)],  # multiply, subtract
+        em.loop(update("a", a_ij, [ld("ld_q#2", q_ik, step=n * ELEM),  # multiply, subtract
+                                   ld("ld_r#2", r_kj, forwarded="first")], step=n * ELEM),
                 m, active=active)
         kernels.append(em.finish())
-    return make_workload("gramschmidt", kernels, mem, SOURCE, m=m, n=n, launches=n,
-                         accesses=accesses)
+    return run.workload("gramschmidt", kernels, SOURCE, m=m, n=n, launches=n)
 
 
-register(WorkloadSpec(
-    name="gramschmidt", suite="rdgc", build=build,
-    description="Polybench/GPU GRAMSCHMIDT kernel 3: 128 launches over a 128x128 float matrix",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["gramschmidt_kernel3"], "L": "7N^2"},
-))
+build = register_rdgc("gramschmidt", trace, n_paper=N_PAPER, source=SOURCE, L="7N^2",
+                      kernels=["gramschmidt_kernel3"],
+                      description=("Polybench/GPU GRAMSCHMIDT kernel 3: 128 launches over a 128x128 "
+                                   "float matrix"))

@@ -16,9 +16,10 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads._rodinia import BLOCK, Program, build_kernel
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
+from golden.workloads._program import Program
+from golden.workloads._replicate import build_kernel
+from golden.workloads._rodinia import BLOCK
 
 __all__ = ["build", "hotspot_kernels", "SIZE", "PYRAMID_HEIGHT", "SIM_TIME"]
 
@@ -51,7 +52,7 @@ def hotspot_kernels(n: int, pyramid_height: int = PYRAMID_HEIGHT, sim_time: int 
     pcs : PCs, optional
         PC numbering (a new one when None).
     replicate : bool
-        Tile CTAs (see :func:`golden.workloads._rodinia.build_kernel`); False builds
+        Tile CTAs (see :func:`golden.workloads._replicate.build_kernel`); False builds
         the whole grid.
 
     Raises
@@ -186,8 +187,5 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="hotspot", suite="rdgc", build=build,
-    description="hotspot: thermal simulation stencil, 1024x1024 grid, pyramid height 2",
-    source=SOURCE, version=1, paper={"L": 3, "N": SIZE, "size": "1024", "kernels": "HSPOT"},
-))
+register_workload("rdgc", "hotspot", build, source=SOURCE, L=3, N=SIZE, size="1024", kernels="HSPOT",
+                  description="hotspot: thermal simulation stencil, 1024x1024 grid, pyramid height 2")

@@ -15,62 +15,29 @@ rdgc Table 4's 3N + 1.
 
 from __future__ import annotations
 
-from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._polybench import (
-    ELEM,
-    Emitter,
-    ceil_div,
-    check_mode,
-    ld,
-    make_workload,
-    problem_size,
-    st,
-)
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._polybench import Run, matvec_kernel, register_rdgc
 
 SOURCE = "Polybench/GPU 1.0 CUDA/MVT/mvt.cu (mvt_kernel1, mvt_kernel2)"
 N_PAPER = 4096  # rdgc Table 4 (also the source's N)
 BLOCK = 256  # DIM_THREAD_BLOCK_X (DIM_THREAD_BLOCK_Y = 1)
 
 
-def build(scale: float = 1.0, seed: int = 0, *, accesses: str = "compiled") -> Workload:
-    """Trace of ``mvt_kernel1`` then ``mvt_kernel2`` with ``N = round(4096 * scale)``.
-
-    ``seed`` is unused (no data-dependent addresses); ``accesses`` is ``"compiled"`` (default)
-    or ``"compiled"`` (see :mod:`golden.workloads._polybench`).
-    """
-    check_mode(accesses)
-    n = problem_size(N_PAPER, scale, 1)
-    mem = DeviceMemory()
-    a_base = mem.alloc("a", n * n * ELEM)
-    x1_base = mem.alloc("x1", n * ELEM)
-    x2_base = mem.alloc("x2", n * ELEM)
-    y1_base = mem.alloc("y_1", n * ELEM)
-    y2_base = mem.alloc("y_2", n * ELEM)
-    pcs = PCs()
-    kernels = []
-    # (name, accumulator, vector, a's address of (i, j=0), a's step per j)
-    for k, (name, x_base, y_base, a_row, a_step) in enumerate([
-        ("mvt_kernel1", x1_base, y1_base, n * ELEM, ELEM),
-        ("mvt_kernel2", x2_base, y2_base, ELEM, n * ELEM),
-    ], start=1):
-        kb = KernelBuilder(name, grid=(ceil_div(n, BLOCK),), block=(BLOCK,))
-        i = kb.bx * BLOCK + kb.tx
-        em = Emitter(kb, accesses, prologue=2, pcs=pcs)  # index, bound comparison
-        em.loop([ld(f"k{k}_ld_x", x_base + i * ELEM, forwarded="rest"),
-                 ld(f"k{k}_ld_a", a_base + i * a_row, step=a_step),
-                 ld(f"k{k}_ld_y", y_base, step=ELEM),
-                 st(f"k{k}_st_x", x_base + i * ELEM, gap=2)],  # multiply, add
-                n, active=i < n)
-        kernels.append(em.finish())
-    return make_workload("mvt", kernels, mem, SOURCE, n=n, accesses=accesses)
+def trace(run: Run) -> Workload:
+    """``mvt_kernel1`` then ``mvt_kernel2`` on an ``N x N`` matrix."""
+    n = run.n
+    a, x1, x2, y1, y2 = run.alloc(a=n * n, x1=n, x2=n, y_1=n, y_2=n)
+    kernels = [
+        # i < N:  for j < N:  x1[i] += a[i * N + j] * y_1[j]
+        matvec_kernel(run, "mvt_kernel1", threads=n, trips=n, block=BLOCK, acc=x1, matrix=a,
+                      per_thread=n, per_trip=1, vector=y1, prefix="k1_"),
+        # i < N:  for j < N:  x2[i] += a[j * N + i] * y_2[j]
+        matvec_kernel(run, "mvt_kernel2", threads=n, trips=n, block=BLOCK, acc=x2, matrix=a,
+                      per_thread=1, per_trip=n, vector=y2, prefix="k2_"),
+    ]
+    return run.workload("mvt", kernels, SOURCE, n=n)
 
 
-register(WorkloadSpec(
-    name="mvt", suite="rdgc", build=build,
-    description="Polybench/GPU MVT: x1 += A y1 and x2 += A^T y2, 4096x4096 float matrix",
-    source=SOURCE, version=2,
-    paper={"size": N_PAPER, "kernels": ["mvt_kernel1", "mvt_kernel2"], "L": "3N + 1"},
-))
+build = register_rdgc("mvt", trace, n_paper=N_PAPER, source=SOURCE, L="3N + 1",
+                      kernels=["mvt_kernel1", "mvt_kernel2"],
+                      description="Polybench/GPU MVT: x1 += A y1 and x2 += A^T y2, 4096x4096 float matrix")

@@ -10,9 +10,8 @@ global accesses per thread and launch, not RDGC's 8384
 from __future__ import annotations
 
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads._common import register_workload, scaled
 from golden.workloads._rodinia import BLOCK, needle_kernels
-from golden.workloads.registry import WorkloadSpec, register
 
 __all__ = ["build", "SIZE", "PENALTY"]
 
@@ -27,13 +26,10 @@ SOURCE = "Rodinia 3.1 cuda/nw/needle.cu, needle_kernel.cu"
 def build(scale: float = 1.0, seed: int = 0) -> Workload:
     """The nw wavefront for ``SIZE * scale`` (a multiple of 16); ``seed`` is unused."""
     n = scaled(SIZE, scale, multiple=BLOCK)
-    kernels = needle_kernels(n, PENALTY, mem=DeviceMemory(), pcs=PCs())
+    kernels = needle_kernels(n, PENALTY)
     return Workload(name="rdgc/nw", kernels=kernels,
                     params={"n": n, "penalty": PENALTY}, source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="nw", suite="rdgc", build=build,
-    description="Needleman-Wunsch: 16x16-tile wavefront over a 4097x4097 score matrix",
-    source=SOURCE, version=1, paper={"L": 8384, "N": SIZE, "size": "4096", "kernels": "K1, K2"},
-))
+register_workload("rdgc", "nw", build, source=SOURCE, L=8384, N=SIZE, size="4096", kernels="K1, K2",
+                  description="Needleman-Wunsch: 16x16-tile wavefront over a 4097x4097 score matrix")

@@ -8,9 +8,8 @@ iteration); the kernel emulation lives in
 from __future__ import annotations
 
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads._common import register_workload, scaled
 from golden.workloads._rodinia import BLOCK, srad_v2_kernels
-from golden.workloads.registry import WorkloadSpec, register
 
 __all__ = ["build", "SIZE", "NITER"]
 
@@ -28,13 +27,11 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     ``seed`` is unused: srad_v2's addresses do not depend on the image.
     """
     n = scaled(SIZE, scale, multiple=BLOCK)
-    kernels = srad_v2_kernels(n, n, NITER, mem=DeviceMemory(), pcs=PCs())
+    kernels = srad_v2_kernels(n, n, NITER)
     return Workload(name="rdgc/srad", kernels=kernels,
                     params={"rows": n, "cols": n, "niter": NITER}, source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="srad", suite="rdgc", build=build,
-    description="srad_v2: speckle-reducing anisotropic diffusion, 2048x2048 image, one iteration",
-    source=SOURCE, version=1, paper={"L": 12, "N": SIZE, "size": "2048", "kernels": "K1, K2"},
-))
+register_workload("rdgc", "srad", build, source=SOURCE, L=12, N=SIZE, size="2048", kernels="K1, K2",
+                  description=("srad_v2: speckle-reducing anisotropic diffusion, 2048x2048 "
+                               "image, one iteration"))

@@ -150,7 +150,8 @@ def build(name: str, scale: float = 1.0, seed: int = 0, *, use_cache: bool = Tru
     spec = get(name)
     if not 0 < scale <= 1:
         raise InputError(f"--scale must be in (0, 1], not {scale}")
-    path = cache_dir() / f"{spec.suite}-{spec.name}-s{scale:g}-seed{seed}-v{spec.version}-f{FORMAT_VERSION}.npz"
+    key = f"{spec.suite}-{spec.name}-s{scale:g}-seed{seed}-v{spec.version}-f{FORMAT_VERSION}"
+    path = cache_dir() / f"{key}.npz"
     if use_cache and path.is_file():
         try:
             return load_workload(path)

@@ -15,9 +15,8 @@ this module picks tian15's size. tian15 compiled the OpenCL port
 from __future__ import annotations
 
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 from golden.workloads._rodinia import BLOCK, backprop_kernels
-from golden.workloads.registry import WorkloadSpec, register
 
 __all__ = ["build", "SIZE"]
 
@@ -38,11 +37,9 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     kernels = backprop_kernels(n_in, mem=mem, pcs=PCs())
     return Workload(name="tian15/backprop", kernels=kernels,
                     params={"input_units": n_in, "hidden_units": BLOCK, "output_units": 1,
-                            "arrays": {k: size for k, (_, size) in mem.arrays.items()}},
+                            "arrays": mem.sizes()},
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="backprop", suite="tian15", build=build,
-    description="back-propagation training step, 8192 input x 16 hidden units",
-    source=SOURCE, version=1, paper={"mi": 89.7, "size": "8192x16"}))
+register_workload("tian15", "backprop", build, source=SOURCE, mi=89.7, size="8192x16",
+                  description="back-propagation training step, 8192 input x 16 hidden units")

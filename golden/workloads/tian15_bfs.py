@@ -24,10 +24,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from golden.trace.builder import KernelBuilder, encode_lanes
-from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads.registry import WorkloadSpec, register
+from golden.trace.builder import KernelBuilder
+from golden.trace.model import KernelTrace, Op, Workload
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
 __all__ = ["build", "rodinia_graph", "bfs_levels", "NODES", "WORK_GROUP"]
 
@@ -131,131 +130,6 @@ def bfs_levels(start: np.ndarray, edges: np.ndarray, source: int) -> np.ndarray:
     return level
 
 
-@nb.njit(cache=True, nogil=True)
-def _subset_rows(warp_of, lane, addrs, active, pre, post, pending):
-    """Warp rows of ``k`` instructions executed by a sorted subset of the threads.
-
-    Returns ``(entry, warp, mask, lanes, gap)`` with rows in instruction-major
-    order. Inactive lanes get the addresses of the line through the row's
-    first two active lanes, so that affine rows stay affine (``KernelBuilder``'s
-    fit reads lanes 0 and 1 whatever the mask). ``pending`` (per warp of the
-    grid) holds each warp's compute issued since its last row; it is consumed
-    and replaced by the ``post`` count of the warp's last row.
-    """
-    k, m = addrs.shape
-    n_groups = 0
-    for t in range(m):
-        if t == 0 or warp_of[t] != warp_of[t - 1]:
-            n_groups += 1
-    gstart = np.empty(n_groups + 1, np.int64)
-    g = 0
-    for t in range(m):
-        if t == 0 or warp_of[t] != warp_of[t - 1]:
-            gstart[g] = t
-            g += 1
-    gstart[n_groups] = m
-    n = 0
-    for i in range(k):
-        for g in range(n_groups):
-            for t in range(gstart[g], gstart[g + 1]):
-                if active[i, t]:
-                    n += 1
-                    break
-    entry = np.empty(n, np.int64)
-    warp = np.empty(n, np.int64)
-    mask = np.empty(n, np.uint32)
-    lanes = np.empty((n, WARP_SIZE), np.int64)
-    gap = np.empty(n, np.uint32)
-    r = 0
-    for i in range(k):
-        for g in range(n_groups):
-            bits = np.uint32(0)
-            a = -1
-            b = -1
-            for t in range(gstart[g], gstart[g + 1]):
-                if active[i, t]:
-                    bits |= np.uint32(1) << np.uint32(lane[t])
-                    lanes[r, lane[t]] = addrs[i, t]
-                    if a < 0:
-                        a = lane[t]
-                    elif b < 0:
-                        b = lane[t]
-            if a < 0:
-                continue
-            step = 0
-            if b >= 0 and (lanes[r, b] - lanes[r, a]) % (b - a) == 0:
-                step = (lanes[r, b] - lanes[r, a]) // (b - a)
-            for ln in range(WARP_SIZE):
-                if not (bits >> np.uint32(ln)) & 1:
-                    lanes[r, ln] = lanes[r, a] + (ln - a) * step
-            w = warp_of[gstart[g]]
-            entry[r] = i
-            warp[r] = w
-            mask[r] = bits
-            gap[r] = pre[i] + pending[w]
-            pending[w] = post[i]
-            r += 1
-    return entry, warp, mask, lanes, gap
-
-
-class _SubsetBuilder(KernelBuilder):
-    """KernelBuilder with a sequence over a subset of the threads.
-
-    ``KernelBuilder.sequence`` takes one address per thread of the grid, so its
-    cost grows with the grid; a BFS level touches a frontier that is often a
-    small part of a million threads. ``subset_sequence`` takes addresses for
-    the listed threads only, and charges compute only to warps that execute an
-    instruction (``pre``/``post`` per instruction), which is what a
-    data-dependent loop body does.
-    """
-
-    def subset_sequence(self, threads, ops, pcs, addrs, active, *, widths=4, pre=0, post=0,
-                        space=Space.GLOBAL) -> None:
-        """Append ``k`` instructions in program order, executed by ``threads`` only.
-
-        Parameters
-        ----------
-        threads : array of int
-            ``int64[m]`` ascending linear thread indices (``gtid``).
-        ops, pcs, widths, space : int or array of int
-            Per instruction (scalar or length ``k``).
-        addrs, active : array
-            ``[k, m]`` byte addresses and activity of the listed threads.
-        pre, post : int or array of int
-            Compute instructions a warp issues just before / after instruction ``i``
-            when it executes it (at least one active thread).
-        """
-        threads = np.asarray(threads, dtype=np.int64)
-        addrs = np.asarray(addrs, dtype=np.int64)
-        k, m = addrs.shape
-        if m == 0 or k == 0:
-            return
-        vec = {name: np.broadcast_to(np.asarray(v), (k,)) for name, v in
-               (("op", ops), ("pc", pcs), ("width", widths), ("pre", pre), ("post", post),
-                ("space", space))}
-        slot = self._slot[threads]
-        entry, warps, masks, lanes, gap = _subset_rows(
-            slot // WARP_SIZE, slot % WARP_SIZE, addrs, np.asarray(active, dtype=np.bool_),
-            vec["pre"].astype(np.uint32), vec["post"].astype(np.uint32), self._gap)
-        if entry.size == 0:
-            return
-
-        rows = np.zeros(warps.size, dtype=INST_DTYPE)
-        rows["cta"] = self._warp_cta[warps]
-        rows["warp"] = self._warp_idx[warps]
-        rows["pc"] = vec["pc"][entry]
-        rows["op"] = vec["op"][entry]
-        rows["space"] = vec["space"][entry]
-        rows["width"] = vec["width"][entry]
-        rows["mask"] = masks
-        rows["gap"] = gap
-        explicit = encode_lanes(rows, lanes, masks, self._dx2, self._n_explicit)
-        if len(explicit):
-            self._explicit.append(explicit)
-            self._n_explicit += len(explicit)
-        self._append(warps, rows)
-
-
 def build(scale: float = 1.0, seed: int = 0) -> Workload:
     """Trace of a whole Rodinia BFS from node 0 on a graphgen graph.
 
@@ -314,19 +188,23 @@ def _guard(kb: KernelBuilder, n: int, pc: int, flags: int) -> np.ndarray:
 
 
 def _bfs_1(n, start, edges, deg, level, lv, frontier, arr, pcs) -> KernelTrace:
-    kb = _SubsetBuilder("BFS_1", grid=_grid(n), block=(WORK_GROUP,))
+    kb = KernelBuilder("BFS_1", grid=_grid(n), block=(WORK_GROUP,))
     _guard(kb, n, pcs("ld_mask"), arr["mask"])
     if frontier.size == 0:
         return kb.build()
+    # A level touches its frontier, often a small part of a million threads: the
+    # statements below give addresses for the frontier's threads only (threads=).
     f = frontier.astype(np.int64)
     node = arr["nodes"] + 8 * f
     # g_graph_mask[tid] = false; i = g_graph_nodes[tid].starting
-    kb.subset_sequence(f, [Op.STORE, Op.LOAD], [pcs("st_mask"), pcs("ld_starting")],
-                       np.stack([arr["mask"] + 4 * f, node]), np.ones((2, f.size), bool))
+    kb.sequence([Op.STORE, Op.LOAD], [pcs("st_mask"), pcs("ld_starting")],
+                np.stack([arr["mask"] + 4 * f, node]), threads=f)
     ops = [Op.LOAD] * 5 + [Op.STORE] * 2
     pc = [pcs(s) for s in ("ld_no_of_edges", "ld_starting_cond", "ld_edges", "ld_visited",
                            "ld_cost_tid", "st_cost_id", "st_updating_id")]
-    post = [0, _COND, 0, _TEST, _COST, 0, 0]
+    # The tests after a load are compute of the warps that made it, whether or not
+    # they go on to the next statement (the loop exit, the visited test).
+    after = [0, _COND, 0, _TEST, _COST, 0, 0]
     f_deg = deg[f]
     for j in range(int(f_deg.max()) + 1):
         # The loop condition re-reads both fields of g_graph_nodes[tid] on every test:
@@ -343,8 +221,8 @@ def _bfs_1(n, start, edges, deg, level, lv, frontier, arr, pcs) -> KernelTrace:
         ])
         cond = np.ones(t.size, bool)
         active = np.stack([cond, cond, body, body, fresh, fresh, fresh])
-        pre = [_INC if j else 0] + [0] * 6
-        kb.subset_sequence(t, ops, pc, addrs, active, pre=pre, post=post)
+        gaps = [_INC if j else 0] + [0] * 6
+        kb.sequence(ops, pc, addrs, active=active, gaps=gaps, after=after, threads=t)
     return kb.build()
 
 
@@ -365,8 +243,6 @@ def _bfs_2(n, level, lv, arr, pcs) -> KernelTrace:
 
 _SOURCE = "Rodinia 3.x opencl/bfs/Kernels.cl (BFS_1, BFS_2) with the host loop of bfs.cpp"
 
-register(WorkloadSpec(
-    name="bfs", suite="tian15", build=build,
-    description="level-synchronous breadth-first search of a 1M-node graphgen graph (avg degree 6)",
-    source=_SOURCE, version=1, paper={"mi": 202.7, "size": "1M nodes"},
-))
+register_workload("tian15", "bfs", build, source=_SOURCE, mi=202.7, size="1M nodes",
+                  description=("level-synchronous breadth-first search of a 1M-node "
+                               "graphgen graph (avg degree 6)"))

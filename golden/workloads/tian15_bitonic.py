@@ -23,8 +23,7 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Op, Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload
 
 __all__ = ["build", "bitonic_kernels", "LENGTH", "GROUP_SIZE", "DIRECTION"]
 
@@ -125,8 +124,5 @@ def bitonic_kernels(length: int, mem: DeviceMemory) -> list[KernelTrace]:
 _SOURCE = ("AMD APP SDK 2.9 samples/opencl/cl/BitonicSort/BitonicSort_Kernels.cl (bitonicSort) "
            "with BitonicSort.cpp")
 
-register(WorkloadSpec(
-    name="bitonic", suite="tian15", build=build,
-    description="bitonic sort of 131072 uint keys, one launch per (stage, pass), 153 launches",
-    source=_SOURCE, version=1, paper={"mi": 114.3, "size": "131072 elements"},
-))
+register_workload("tian15", "bitonic", build, source=_SOURCE, mi=114.3, size="131072 elements",
+                  description="bitonic sort of 131072 uint keys, one launch per (stage, pass), 153 launches")

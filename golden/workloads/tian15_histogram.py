@@ -28,9 +28,8 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads._rodinia import Program
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
+from golden.workloads._program import Program
 
 __all__ = ["build", "histogram_data", "histogram_kernel"]
 
@@ -109,11 +108,9 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
                     params={"width": width, "height": height, "bin_size": BIN_SIZE,
                             "group_size": GROUP_SIZE, "kernel": "histogram256_scalar",
                             "data": "numpy default_rng(seed).integers(0, 256, n, uint32)",
-                            "arrays": {k: size for k, (_, size) in mem.arrays.items()}},
+                            "arrays": mem.sizes()},
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="histogram", suite="tian15", build=build,
-    description="256-bin histogram with per-work-group local histograms, 1024x1024 values",
-    source=SOURCE, version=1, paper={"mi": 43.1, "size": "1024"}))
+register_workload("tian15", "histogram", build, source=SOURCE, mi=43.1, size="1024",
+                  description="256-bin histogram with per-work-group local histograms, 1024x1024 values")

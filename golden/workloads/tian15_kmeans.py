@@ -27,8 +27,7 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Op, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
 __all__ = ["build", "kmeans_kernels", "POINTS", "FEATURES", "CLUSTERS", "ITERATIONS",
            "WORK_GROUP"]
@@ -167,8 +166,5 @@ def kmeans_kernels(npoints: int, nfeatures: int, nclusters: int, iterations: int
 _SOURCE = ("Rodinia opencl/kmeans/kmeans.cl (kmeans_swap, kmeans_kernel_c) with kmeans.cpp, "
            "kmeans_clustering.c")
 
-register(WorkloadSpec(
-    name="kmeans", suite="tian15", build=build,
-    description="k-means assignment step, 16384 points x 34 features, 5 clusters, 5 iterations",
-    source=_SOURCE, version=1, paper={"mi": 121.8, "size": "16384 points"},
-))
+register_workload("tian15", "kmeans", build, source=_SOURCE, mi=121.8, size="16384 points",
+                  description="k-means assignment step, 16384 points x 34 features, 5 clusters, 5 iterations")

@@ -16,17 +16,13 @@ barrier interval, aliasing) and the compute-count rule are in
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads._polybench import shifted
-from golden.workloads._rodinia import Program
-from golden.workloads.registry import WorkloadSpec, register
-from golden.workloads.tian15_dct import tile_template
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
+from golden.workloads._program import Program
+from golden.workloads._replicate import Emit, cta_template, tile
 
-__all__ = ["build", "internal_emit", "lud_kernels", "perimeter_emit"]
+__all__ = ["build", "diagonal_emit", "internal_emit", "lud_kernels", "perimeter_emit"]
 
 SOURCE = "Rodinia 3.1 cuda/lud/lud_kernel.cu (lud_diagonal, lud_perimeter, lud_internal), lud.cu"
 
@@ -36,9 +32,15 @@ BS = 16  # BLOCK_SIZE
 _SH = Space.SHARED
 
 
-def _diagonal(dim: int, offset: int, m0: int, pcs: PCs) -> KernelTrace:
-    """``lud_diagonal<<<1, 16>>>(m, dim, offset)``: LU of the 16x16 diagonal tile in shadow."""
-    kb = KernelBuilder("lud_diagonal", (1,), (BS,), shared_bytes=BS * BS * 4)
+def diagonal_emit(dim: int, m0: int, pcs: PCs) -> Emit:
+    """``lud_diagonal<<<1, 16>>>(m, dim, offset)``: LU of the 16x16 diagonal tile in shadow.
+
+    ``at = (offset,)``.
+    """
+    return lambda kb, shape, at: _diagonal(kb, dim, at[0], m0, pcs)
+
+
+def _diagonal(kb: KernelBuilder, dim: int, offset, m0: int, pcs: PCs) -> KernelTrace:
     rec = Program(kb, pcs, "lud_diagonal")
     tx = kb.tx
 
@@ -84,17 +86,21 @@ def _diagonal(dim: int, offset: int, m0: int, pcs: PCs) -> KernelTrace:
     return rec.build()
 
 
-def perimeter_emit(dim: int, offset: int, m0: int, pcs: PCs) -> Callable[[KernelBuilder], None]:
-    """``lud_perimeter<<<(dim-offset)/16 - 1, 32>>>``: the row and column tiles of the step."""
+def perimeter_emit(dim: int, m0: int, pcs: PCs) -> Emit:
+    """``lud_perimeter<<<(dim-offset)/16 - 1, 32>>>``: the row and column tiles of the step.
+
+    ``at = (blockIdx.x, offset)``.
+    """
     dia, prow, pcol = 0, BS * BS * 4, 2 * BS * BS * 4
 
-    def emit(kb: KernelBuilder) -> None:
+    def emit(kb: KernelBuilder, shape: tuple, at: tuple) -> KernelTrace:
+        bx, offset = at
         rec = Program(kb, pcs, "lud_perimeter")
         a = kb.tx < BS  # peri-row half (lanes 0-15); the other half does peri-col
         b = ~a
         ia = kb.tx
         ib = kb.tx - BS
-        col = offset + (kb.bx + 1) * BS  # column of this CTA's row tile / row of its col tile
+        col = offset + (bx + 1) * BS  # column of this CTA's row tile / row of its col tile
 
         def m(r, c):
             return m0 + (r * dim + c) * 4
@@ -155,20 +161,24 @@ def perimeter_emit(dim: int, offset: int, m0: int, pcs: PCs) -> Callable[[Kernel
             rec.load(f"B.s.ld_peri_col[{i}]", sh(pcol, i, ib), active=b, space=_SH)
             rec.compute(2)
             rec.store(f"B.s.st_m[{i}]", m(col + i, offset + ib), active=b)
-        rec.flush()
+        return rec.build()
 
     return emit
 
 
-def internal_emit(dim: int, offset: int, m0: int, pcs: PCs) -> Callable[[KernelBuilder], None]:
-    """``lud_internal<<<(n, n), (16, 16)>>>``: trailing update from the perimeter tiles."""
+def internal_emit(dim: int, m0: int, pcs: PCs) -> Emit:
+    """``lud_internal<<<(n, n), (16, 16)>>>``: trailing update from the perimeter tiles.
+
+    ``at = (blockIdx.x, blockIdx.y, offset)``.
+    """
     prow, pcol = 0, BS * BS * 4
 
-    def emit(kb: KernelBuilder) -> None:
+    def emit(kb: KernelBuilder, shape: tuple, at: tuple) -> KernelTrace:
+        bx, by, offset = at
         rec = Program(kb, pcs, "lud_internal")
         tx, ty = kb.tx, kb.ty
-        grow = offset + (kb.by + 1) * BS
-        gcol = offset + (kb.bx + 1) * BS
+        grow = offset + (by + 1) * BS
+        gcol = offset + (bx + 1) * BS
         rec.compute(3 + 3 + 4 + 2)  # global_row_id, global_col_id, the m index, ty*16 + tx
         rec.load("ld_m_row", m0 + ((offset + ty) * dim + gcol + tx) * 4)
         rec.store("st_peri_row", prow + (ty * BS + tx) * 4, space=_SH)
@@ -185,43 +195,34 @@ def internal_emit(dim: int, offset: int, m0: int, pcs: PCs) -> Callable[[KernelB
         rec.load("ld_m", addr)
         rec.compute(1)
         rec.store("st_m", addr)
-        rec.flush()
+        return rec.build()
 
     return emit
 
 
-#: Launch name -> (template grid, block, shared bytes) of the tiled kernels.
-LAUNCH = {"lud_perimeter": ((2, 1), (2 * BS,), 3 * BS * BS * 4),
-          "lud_internal": ((2, 2), (BS, BS), 2 * BS * BS * 4)}
-
-
-def _shift(kernel: KernelTrace, delta: int) -> KernelTrace:
-    """``kernel`` with its global rows moved by ``delta`` bytes (shared rows stay)."""
-    return shifted(kernel, delta, rows=kernel.memory_mask(Space.GLOBAL))
+#: Kernel -> (emitter, block, shared bytes, block axes).
+KERNELS = {"lud_diagonal": (diagonal_emit, (BS,), BS * BS * 4, 0),
+           "lud_perimeter": (perimeter_emit, (2 * BS,), 3 * BS * BS * 4, 1),
+           "lud_internal": (internal_emit, (BS, BS), 2 * BS * BS * 4, 2)}
 
 
 def lud_kernels(dim: int, m0: int, pcs: PCs) -> list[KernelTrace]:
     """Every launch of ``lud_cuda(m, dim)`` for the ``dim x dim`` float matrix at ``m0``."""
     if dim % BS or dim < 2 * BS:
         raise ValueError(f"matrix_dim must be a multiple of {BS} of at least {2 * BS}, not {dim}")
-    # Every global address is m0 + ((offset + r)*dim + offset + c)*4: a launch at
-    # `offset` is the launch at offset 0 moved by offset*(dim + 1)*4 bytes, so each
-    # kernel is built once (perimeter and internal on a template grid) and shifted.
-    diagonal = _diagonal(dim, 0, m0, pcs)
-    tmpl = {}
-    for name, emit in (("lud_perimeter", perimeter_emit), ("lud_internal", internal_emit)):
-        grid, block, shared = LAUNCH[name]
-        kb = KernelBuilder(name, grid, block, shared_bytes=shared)
-        emit(dim, 0, m0, pcs)(kb)
-        tmpl[name] = kb.build()
+    # Every global address is m0 + ((offset + r)*dim + offset + c)*4, linear in the
+    # block indices and in `offset`: each kernel's CTA is built once, with `offset`
+    # as one more axis, and copied over every launch.
+    tmpl = {name: cta_template(name, block, emit(dim, m0, pcs), (), (0,) * (axes + 1),
+                               shared_bytes=shared)
+            for name, (emit, block, shared, axes) in KERNELS.items()}
     kernels = []
     for offset in range(0, dim - BS, BS):
-        shift = offset * (dim + 1) * 4
         n = (dim - offset) // BS - 1
-        kernels.append(_shift(diagonal, shift))
-        kernels.append(tile_template(_shift(tmpl["lud_perimeter"], shift), (n, 1)))
-        kernels.append(tile_template(_shift(tmpl["lud_internal"], shift), (n, n)))
-    kernels.append(_shift(diagonal, (dim - BS) * (dim + 1) * 4))
+        kernels.append(tile(tmpl["lud_diagonal"], (1,), offset))
+        kernels.append(tile(tmpl["lud_perimeter"], (n,), offset))
+        kernels.append(tile(tmpl["lud_internal"], (n, n), offset))
+    kernels.append(tile(tmpl["lud_diagonal"], (1,), dim - BS))
     return kernels
 
 
@@ -235,11 +236,9 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     m0 = mem.alloc("m", dim * dim * 4)  # lud.cu: cudaMalloc d_m
     return Workload(name="tian15/lud", kernels=lud_kernels(dim, m0, PCs()),
                     params={"matrix_dim": dim, "block_size": BS,
-                            "arrays": {k: size for k, (_, size) in mem.arrays.items()}},
+                            "arrays": mem.sizes()},
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="lud", suite="tian15", build=build,
-    description="LU decomposition, 16x16 shared-memory tiles, 1024x1024 floats",
-    source=SOURCE, version=1, paper={"mi": 14.2, "size": "1024x1024"}))
+register_workload("tian15", "lud", build, source=SOURCE, mi=14.2, size="1024x1024",
+                  description="LU decomposition, 16x16 shared-memory tiles, 1024x1024 floats")

@@ -19,8 +19,7 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Op, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
 __all__ = ["build", "SIZE", "BLOCK_SIZE"]
 
@@ -143,8 +142,5 @@ def _mmm_kernel_local(n: int, a_base: int, b_base: int, c_base: int):
 _SOURCE = ("AMD APP SDK 2.9 samples/opencl/cl/MatrixMultiplication/"
            "MatrixMultiplication_Kernels.cl (mmmKernel_local)")
 
-register(WorkloadSpec(
-    name="matrixmul", suite="tian15", build=build,
-    description="dense float matrix product C = A*B, 512x512, float4 4x4 tiles, A tile in LDS",
-    source=_SOURCE, version=1, paper={"mi": 395.6, "size": "512x512"},
-))
+register_workload("tian15", "matrixmul", build, source=_SOURCE, mi=395.6, size="512x512",
+                  description="dense float matrix product C = A*B, 512x512, float4 4x4 tiles, A tile in LDS")

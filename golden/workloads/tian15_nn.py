@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
 __all__ = ["build", "RECORDS", "WORK_GROUP"]
 
@@ -75,8 +74,6 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
 
 _SOURCE = "Rodinia opencl/nn/nearestNeighbor_kernel.cl (NearestNeighbor) with nearestNeighbor.cpp"
 
-register(WorkloadSpec(
-    name="nn", suite="tian15", build=build,
-    description="Euclidean distance of 342080 lat/long records to a query point, one per thread",
-    source=_SOURCE, version=1, paper={"mi": 130.4, "size": "342080 records"},
-))
+register_workload("tian15", "nn", build, source=_SOURCE, mi=130.4, size="342080 records",
+                  description=("Euclidean distance of 342080 lat/long records to a query "
+                               "point, one per thread"))

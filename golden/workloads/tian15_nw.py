@@ -16,9 +16,8 @@ OpenCL port (``nw.cl``, ``nw_kernel1/2``) with the same index arithmetic; see
 from __future__ import annotations
 
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 from golden.workloads._rodinia import BLOCK, needle_kernels
-from golden.workloads.registry import WorkloadSpec, register
 
 __all__ = ["build", "SIZE", "PENALTY"]
 
@@ -41,11 +40,9 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     kernels = needle_kernels(n, PENALTY, mem=mem, pcs=PCs())
     return Workload(name="tian15/nw", kernels=kernels,
                     params={"n": n, "max_cols": n + 1, "penalty": PENALTY,
-                            "arrays": {k: size for k, (_, size) in mem.arrays.items()}},
+                            "arrays": mem.sizes()},
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="nw", suite="tian15", build=build,
-    description="Needleman-Wunsch wavefront, 16x16 shared-memory tiles, 513x513 scores",
-    source=SOURCE, version=1, paper={"mi": 30.4, "size": "512x512"}))
+register_workload("tian15", "nw", build, source=SOURCE, mi=30.4, size="512x512",
+                  description="Needleman-Wunsch wavefront, 16x16 shared-memory tiles, 513x513 scores")

@@ -30,9 +30,8 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._rodinia import Program
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload
+from golden.workloads._program import Program
 
 __all__ = ["build", "null_local_size", "radix_sort_kernels", "sort_keys"]
 
@@ -75,8 +74,7 @@ def _histogram(n, keys_in, bits, a, pcs) -> KernelTrace:
     rec.compute(2)  # get_global_id
     rec.load("ld_key", a["in"] + gid * 4)
     rec.compute(2)  # (value >> shiftCount) & 0xFF
-    rec.flush()
-    kb.atomic(rec.pc("atom_inc"), digit.astype(np.int64) * 4, space=_SH)
+    rec.atomic("atom_inc", digit.astype(np.int64) * 4, space=_SH)
     rec.barrier()
     rec.compute(2)  # bucketPos = groupId*groupSize + localId
     rec.load("ld_bin", lid * 4, space=_SH)
@@ -281,11 +279,9 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     return Workload(name="tian15/sort", kernels=radix_sort_kernels(keys, mem, PCs()),
                     params={"element_count": n, "radix": RADIX, "group_size": GROUP_SIZE,
                             "keys": "numpy default_rng(seed).integers(0, 2**31, n, uint32)",
-                            "arrays": {k: size for k, (_, size) in mem.arrays.items()}},
+                            "arrays": mem.sizes()},
                     source=SOURCE)
 
 
-register(WorkloadSpec(
-    name="sort", suite="tian15", build=build,
-    description="8-bit-digit radix sort of 65536 32-bit keys (AMD APP SDK RadixSort)",
-    source=SOURCE, version=1, paper={"mi": 76.2, "size": "65536"}))
+register_workload("tian15", "sort", build, source=SOURCE, mi=76.2, size="65536",
+                  description="8-bit-digit radix sort of 65536 32-bit keys (AMD APP SDK RadixSort)")

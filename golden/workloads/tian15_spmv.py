@@ -19,8 +19,7 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, PCs, scaled
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
 __all__ = ["build", "random_csr", "SIZE", "DENSITY_PPM", "NORMAL_STDDEV", "MAX_WG_SIZE"]
 
@@ -157,8 +156,6 @@ def _csr_kernel(n: int, ap: np.ndarray, aj: np.ndarray, base: dict):
 
 _SOURCE = "OpenDwarfs sparse-linear-algebra/SPMV/src/spmv_kernel.cl (csr)"
 
-register(WorkloadSpec(
-    name="spmv", suite="tian15", build=build,
-    description="CSR sparse matrix-vector product y += A*x, 256x256, 50% dense, a row per thread",
-    source=_SOURCE, version=1, paper={"mi": 215.8, "size": "256x256"},
-))
+register_workload("tian15", "spmv", build, source=_SOURCE, mi=215.8, size="256x256",
+                  description=("CSR sparse matrix-vector product y += A*x, 256x256, 50% "
+                               "dense, a row per thread"))

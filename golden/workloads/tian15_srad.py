@@ -24,9 +24,8 @@ import numpy as np
 
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Space, Workload
-from golden.workloads._common import DeviceMemory, PCs
-from golden.workloads._rodinia import Program
-from golden.workloads.registry import WorkloadSpec, register
+from golden.workloads._common import DeviceMemory, PCs, register_workload
+from golden.workloads._program import Program
 
 __all__ = ["build", "srad_kernels", "SIZE", "ITERATIONS", "NUMBER_THREADS"]
 
@@ -227,7 +226,12 @@ def _reduce(no, mul, grid_dim, arr, pcs) -> KernelTrace:
 
 
 def _row_col(p: Program, kb: KernelBuilder, nr: int, ne: int):
-    """Shared prologue of srad_kernel and srad2_kernel: ei, row, col, the guard."""
+    """Shared prologue of srad_kernel and srad2_kernel: ei, row, col, the guard.
+
+    Returns ``(ei, row, col, live)``; row and col are clipped to the image, which
+    changes them only in threads past the guard (``live`` false), whose addresses
+    are never used.
+    """
     ei = kb.gtid
     row = (ei + 1) % nr - 1
     col = (ei + 1) // nr
@@ -237,14 +241,13 @@ def _row_col(p: Program, kb: KernelBuilder, nr: int, ne: int):
     p.compute(_EI + _ROWCOL)
     p.compute(_ROWCOL_FIX, active=wrap)
     p.compute(_GUARD)
-    return ei, row, col, ei < ne
+    return ei, np.clip(row, 0, nr - 1), np.clip(col, 0, ne // nr - 1), ei < ne
 
 
 def _srad(nr, ne, blocks, arr, pcs) -> KernelTrace:
     kb, p = _launch("srad_kernel", blocks, pcs)
     nc = ne // nr
-    ei, row, col, live = _row_col(p, kb, nr, ne)
-    r, c = np.clip(row, 0, nr - 1), np.clip(col, 0, nc - 1)
+    ei, r, c, live = _row_col(p, kb, nr, ne)
     img = arr["d_I"]
     p.load("ld_Jc", img + _F * ei, active=live)
     targets = (
@@ -267,8 +270,7 @@ def _srad(nr, ne, blocks, arr, pcs) -> KernelTrace:
 def _srad2(nr, ne, blocks, arr, pcs) -> KernelTrace:
     kb, p = _launch("srad2_kernel", blocks, pcs)
     nc = ne // nr
-    ei, row, col, live = _row_col(p, kb, nr, ne)
-    r, c = np.clip(row, 0, nr - 1), np.clip(col, 0, nc - 1)
+    ei, r, c, live = _row_col(p, kb, nr, ne)
     coef = arr["d_c"]
     p.load("ld_cN", coef + _F * ei, active=live)  # d_cW = d_c[ei] reuses this load
     p.load("ld_iS", arr["d_iS"] + _F * r, active=live)
@@ -289,8 +291,5 @@ def _srad2(nr, ne, blocks, arr, pcs) -> KernelTrace:
 _SOURCE = ("Rodinia opencl/srad/kernel/kernel_gpu_opencl.cl (extract, prepare, reduce, srad, "
            "srad2, compress) with kernel_gpu_opencl_wrapper.c")
 
-register(WorkloadSpec(
-    name="srad", suite="tian15", build=build,
-    description="speckle-reducing anisotropic diffusion (Rodinia OpenCL, v1), 512x512, 2 iter.",
-    source=_SOURCE, version=1, paper={"mi": 102.2, "size": "512x512"},
-))
+register_workload("tian15", "srad", build, source=_SOURCE, mi=102.2, size="512x512",
+                  description="speckle-reducing anisotropic diffusion (Rodinia OpenCL, v1), 512x512, 2 iter.")
