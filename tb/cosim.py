@@ -41,7 +41,7 @@ from synth.units import LINE_BITS, PredictorParams, build_unit
 from tb.amaranth_sim import replay_amaranth
 from tb.log import Mismatch
 
-__all__ = ["UNITS", "SIMULATORS", "CosimUnit", "CosimResult", "record_logs", "replay", "cosim"]
+__all__ = ["UNITS", "SIMULATORS", "CosimUnit", "CosimResult", "record_logs", "replay", "cosim", "cosim_units"]
 
 #: Replayers by name.
 SIMULATORS = ("amaranth", "icarus", "verilator")
@@ -190,15 +190,16 @@ def replay(dut: wiring.Component, log: np.ndarray, sim: str,
     raise InputError(f"--sim must be one of {', '.join(SIMULATORS)}, not {sim!r}")
 
 
-def cosim(unit: str, workload: Workload, gpu: GPUConfig, *, sim: str = "verilator", sm: int = 0,
-          build_dir: str | Path = "build/cosim", limit: int | None = None,
-          policy_params: dict | None = None, progress: Callable[[int], None] | None = None) -> CosimResult:
-    """Record ``unit``'s log from a golden run of ``workload`` and replay it into the RTL.
+def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: str = "verilator",
+                sm: int = 0, build_dir: str | Path = "build/cosim", limit: int | None = None,
+                policy_params: dict | None = None,
+                progress: Callable[[int], None] | None = None) -> list[CosimResult]:
+    """Record the golden run of ``workload`` once and replay each unit's log into its RTL.
 
     Parameters
     ----------
-    unit : str
-        A key of :data:`UNITS`.
+    units : list of str
+        Keys of :data:`UNITS`.
     workload : Workload
         The workload to run.
     gpu : GPUConfig
@@ -208,24 +209,34 @@ def cosim(unit: str, workload: Workload, gpu: GPUConfig, *, sim: str = "verilato
     sm : int
         SM whose L1 unit is logged.
     build_dir : path-like
-        Where simulators build.
+        Where simulators build (a subdirectory per unit).
     limit : int, optional
         Replay only the first ``limit`` log rows (for the slow simulators).
     policy_params : dict, optional
         Parameters of the ``pc-bypass`` policy.
+    progress : callable, optional
+        Called with the number of accesses after each chunk of the golden run.
     """
-    if unit not in UNITS:
-        raise InputError(f"unknown unit {unit!r}; units are {', '.join(UNITS)}")
+    unknown = [u for u in units if u not in UNITS]
+    if unknown:
+        raise InputError(f"unknown unit {unknown[0]!r}; units are {', '.join(UNITS)}")
     if sim not in SIMULATORS:
         raise InputError(f"--sim must be one of {', '.join(SIMULATORS)}, not {sim!r}")
-    spec = UNITS[unit]
     policy = PCBypass(**(policy_params or {}), log_sm=sm, log_capacity=2 * CHUNK)
     t0 = time.perf_counter()
     l1, l2, _ = record_logs(workload, gpu, policy, progress)
-    model = spec.model(gpu, policy)
-    log = spec.extract(l1, l2, model)
     record_seconds = time.perf_counter() - t0
-    if limit is not None:
-        log = log[:limit]
-    rows, mismatch, seconds = replay(spec.rtl(gpu, policy), log, sim, Path(build_dir) / unit)
-    return CosimResult(unit, sim, rows, len(log), mismatch, seconds, record_seconds)
+    results = []
+    for unit in units:
+        spec = UNITS[unit]
+        log = spec.extract(l1, l2, spec.model(gpu, policy))
+        if limit is not None:
+            log = log[:limit]
+        rows, mismatch, seconds = replay(spec.rtl(gpu, policy), log, sim, Path(build_dir) / unit)
+        results.append(CosimResult(unit, sim, rows, len(log), mismatch, seconds, record_seconds))
+    return results
+
+
+def cosim(unit: str, workload: Workload, gpu: GPUConfig, **options) -> CosimResult:
+    """:func:`cosim_units` for one unit."""
+    return cosim_units([unit], workload, gpu, **options)[0]
