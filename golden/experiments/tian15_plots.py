@@ -25,7 +25,7 @@ def _bars(ax, names, series: dict[str, list[float]], ylabel: str) -> None:
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
     if len(series) > 1:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 
 
 def _save(fig, path: Path) -> None:
@@ -46,7 +46,7 @@ def plot_all(rows: list[dict], avg: dict, out_dir: str | Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(8, 3.5))
     _bars(ax, names, {"zero-reuse blocks": col("zero_reuse")}, "share of evicted blocks")
     ax.axhline(PAPER["zero_reuse"][0], color="k", ls="--", lw=1, label="tian15 average (46%)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title("Zero-reuse blocks in the 16 KB L1 (cf. tian15 Fig. 1)")
     paths.append(out / "fig1_zero_reuse.png")
     _save(fig, paths[-1])
@@ -54,7 +54,7 @@ def plot_all(rows: list[dict], avg: dict, out_dir: str | Path) -> list[Path]:
     fig, ax = plt.subplots(figsize=(8, 3.5))
     _bars(ax, names, {"bypasses / misses": col("bypass_share")}, "share of L1 load misses")
     ax.axhline(PAPER["bypass_share"][0], color="k", ls="--", lw=1, label="tian15 average (58%)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title("Ratio of bypasses to cache misses (cf. tian15 Fig. 6)")
     paths.append(out / "fig6_bypass_share.png")
     _save(fig, paths[-1])
