@@ -4,7 +4,7 @@ Re-exports the public names of the subpackage; ``docs/cache.md`` describes
 the model.
 """
 
-from golden.cache.engine import ATOMIC, BYPASSED, LOAD, MEMORY, STORE, LevelState
+from golden.cache.engine import ATOMIC, BYPASSED, LOAD, MEMORY, STORE, EngineState, LevelState
 from golden.cache.hierarchy import OUTCOME_BYPASSED, Cache, Hierarchy, check_accesses
 from golden.cache.indexing import largest_prime_le, set_indices
 from golden.cache.replacement import seed_states
@@ -19,6 +19,7 @@ __all__ = [
     "OUTCOME_BYPASSED",
     "STORE",
     "Cache",
+    "EngineState",
     "Hierarchy",
     "LevelState",
     "check_accesses",

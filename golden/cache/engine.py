@@ -17,7 +17,8 @@ Engine
     The level is a run-time value, so one compiled function serves every
     level and the recursion keeps a single signature (which numba caches
     reliably). The demand loop inlines a copy of it for the first level, so a
-    first-level hit costs no call.
+    first-level hit costs no call. :func:`run_loads` is a specialised loop
+    for loads through one baseline level (``Cache.access`` without ops).
 
 Hooks
     Each level's policy hooks come as a tuple (the fields of
@@ -48,10 +49,12 @@ from golden.cache.indexing import index_params, set_index
 from golden.cache.replacement import (
     choose_victim,
     insert,
+    insert_at,
     invalidate,
     replacement_kind,
     seed_states,
     touch,
+    touch_at,
 )
 from golden.cache.stats import (
     C_BYPASSES,
@@ -80,6 +83,7 @@ __all__ = [
     "EngineState",
     "LevelState",
     "run",
+    "run_loads",
 ]
 
 LOAD, STORE, ATOMIC = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC)
@@ -159,10 +163,11 @@ class EngineState:
 
     Parameters
     ----------
-    levels : list of (CacheConfig, int)
-        Each level's configuration and number of instances, first level
-        first. Only the first level may have more than one instance; the
-        levels below it are shared (instance 0 serves every request).
+    levels : list of (str, CacheConfig, int)
+        Each level's name (for messages), configuration and number of
+        instances, first level first. Only the first level may have more
+        than one instance; the levels below it are shared (instance 0 serves
+        every request).
 
     Members
     -------
@@ -179,22 +184,24 @@ class EngineState:
         tree pseudo-LRU is asked for more than 64 ways.
     """
 
-    def __init__(self, levels: list[tuple[CacheConfig, int]]) -> None:
+    def __init__(self, levels: list[tuple[str, CacheConfig, int]]) -> None:
         if not 1 <= len(levels) <= MAX_LEVELS:
             raise ValueError(f"levels: must be 1 to {MAX_LEVELS} cache levels, not {len(levels)}")
-        for k, (cfg, n) in enumerate(levels):
+        for k, (name, cfg, n) in enumerate(levels):
             if not isinstance(n, int) or n < 1 or (k and n != 1):
-                raise ValueError(f"levels[{k}]: instances must be a positive integer (1 below the "
-                                 f"first level), not {n!r}")
+                raise ValueError(f"{name}: instances must be a positive integer (1 below the first "
+                                 f"level), not {n!r}")
             if cfg.replacement == "plru" and cfg.assoc > 64:
-                raise ValueError(f"replacement: tree pseudo-LRU supports at most 64 ways, not {cfg.assoc}")
-            if k and cfg.line_size < levels[k - 1][0].line_size:
-                raise ValueError(f"levels[{k}].line_size: must be at least the level above's "
-                                 f"{levels[k - 1][0].line_size} bytes, not {cfg.line_size}")
+                raise ValueError(f"{name}.replacement: tree pseudo-LRU supports at most 64 ways, "
+                                 f"not {cfg.assoc}")
+            if k and cfg.line_size < levels[k - 1][1].line_size:
+                upper, ucfg, _ = levels[k - 1]
+                raise ValueError(f"{name}.line_size: must be at least {upper}'s {ucfg.line_size} bytes, "
+                                 f"not {cfg.line_size}")
         header = np.zeros(_HEADER, np.int64)
         sizes = []
         offset = _HEADER
-        for k, (cfg, n) in enumerate(levels):
+        for k, (_, cfg, n) in enumerate(levels):
             lines = n * cfg.sets * cfg.assoc
             parts = {"tag": lines, "dirty": lines, "stamp": lines, "freq": lines, "tree": n * cfg.sets,
                      "rng": n, "counters": n * _NC, "clock": 1}
@@ -216,7 +223,7 @@ class EngineState:
         self.buf = np.zeros(offset, np.int64)
         self.buf[:_HEADER] = header
         self.levels = []
-        for k, ((cfg, n), starts) in enumerate(zip(levels, sizes, strict=True)):
+        for k, ((_, cfg, n), starts) in enumerate(zip(levels, sizes, strict=True)):
             shapes = {"tag": (n, cfg.sets, cfg.assoc), "dirty": (n, cfg.sets, cfg.assoc),
                       "stamp": (n, cfg.sets, cfg.assoc), "freq": (n, cfg.sets, cfg.assoc),
                       "tree": (n, cfg.sets), "rng": (n,), "counters": (n, _NC), "clock": (1,)}
@@ -598,3 +605,74 @@ def run(state: EngineState, hooks: list, sm: np.ndarray, op: np.ndarray, pc: np.
     out = np.empty(line.size, np.uint8)
     family.run(state.buf, h[0], h[1], h[2], sm, op, pc, line, np.int64(t0), out)
     return out
+
+
+_choose_victim_inline = nb.njit(nogil=True, inline="always")(choose_victim.py_func)
+
+
+@nb.njit(cache=True, nogil=True)
+def _loads(buf_arr, line, hit):
+    # The load path of _access for one baseline level in front of memory (no hooks, no
+    # level below, instance 0), written out once more so that the loop carries nothing
+    # else; it shares the index and replacement functions. The level clock and the
+    # counters live in locals for the loop: in memory, every access would wait for the
+    # previous one's store.
+    buf = _ptr(buf_arr)
+    p = _params(buf, 0)
+    ways, repl = p[P_WAYS], p[P_REPL]
+    tag, dirty = _at(buf, p[O_TAG]), _at(buf, p[O_DIRTY])
+    stamp, freq, tree = _at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), _at(buf, p[O_TREE])
+    rng, ctr, clock = _at_u64(buf, p[O_RNG]), _at(buf, p[O_CTR]), _at(buf, p[O_CLOCK])
+    now = clock[0]
+    hits = evictions = writebacks = 0
+    for i in range(line.size):
+        x = line[i]
+        s = set_index(x, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT])
+        base = s * ways
+        way = -1
+        for w in range(ways):
+            if tag[base + w] == x:
+                way = w
+                break
+        if way >= 0:
+            hits += 1
+            now = touch_at(repl, stamp, freq, tree, now, s, base, way, ways)
+            hit[i] = True
+        else:
+            v = _choose_victim_inline(repl, tag, stamp, freq, tree, rng, 0, s, base, ways)
+            if tag[base + v] >= 0:
+                evictions += 1
+                writebacks += dirty[base + v]
+            tag[base + v] = x
+            dirty[base + v] = 0
+            now = insert_at(repl, stamp, freq, tree, now, s, base, v, ways)
+            hit[i] = False
+    clock[0] = now
+    ctr[C_READ_HITS] += hits
+    ctr[C_READ_MISSES] += line.size - hits
+    ctr[C_FILLS] += line.size - hits
+    ctr[C_EVICTIONS] += evictions
+    ctr[C_WRITEBACKS] += writebacks
+
+
+def run_loads(state: EngineState, line: np.ndarray) -> np.ndarray:
+    """Loads through a single baseline level (the fast path of ``Cache.load``).
+
+    The same state changes as :func:`run` with every ``op`` a load, for an
+    :class:`EngineState` of one level with one instance.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``bool`` per access: the lookup hit.
+
+    Raises
+    ------
+    ValueError
+        If ``state`` is not one level of one instance.
+    """
+    if len(state.levels) != 1 or state.levels[0].n != 1:
+        raise ValueError("state: the load fast path takes one level of one instance")
+    hit = np.empty(line.size, np.bool_)
+    _loads(state.buf, line, hit)
+    return hit

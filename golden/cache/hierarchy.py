@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from golden.cache.engine import BYPASSED, LOAD, STORE, EngineState, LevelState, run
+from golden.cache.engine import BYPASSED, LOAD, STORE, EngineState, LevelState, run, run_loads
 from golden.cache.stats import counter_dict
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, Baseline, LevelHooks, Policy
@@ -90,14 +90,10 @@ class Hierarchy:
 
     def __init__(self, gpu: GPUConfig, policy: Policy | None = None) -> None:
         configs = gpu.levels
-        for (upper, cu), (lower, cl) in zip(configs, configs[1:], strict=False):
-            if cl.line_size < cu.line_size:
-                raise ValueError(f"{lower}.line_size: must be at least {upper}'s {cu.line_size} bytes, "
-                                 f"not {cl.line_size}")
         self.gpu = gpu
         self.policy = policy if policy is not None else Baseline()
         counts = [gpu.n_sm if name == "l1" else 1 for name, _ in configs]
-        self._state = EngineState([(cfg, n) for (_, cfg), n in zip(configs, counts, strict=True)])
+        self._state = EngineState([(name, cfg, n) for (name, cfg), n in zip(configs, counts, strict=True)])
         self.levels: dict[str, LevelState] = {name: st for (name, _), st in
                                               zip(configs, self._state.levels, strict=True)}
         self.hooks: dict[str, LevelHooks] = {}
@@ -184,7 +180,7 @@ class Cache:
 
     def __init__(self, cfg: CacheConfig) -> None:
         self.cfg = cfg
-        self._engine = EngineState([(cfg, 1)])
+        self._engine = EngineState([("cache", cfg, 1)])
         self.state = self._engine.levels[0]
         self.t = 0
 
@@ -210,6 +206,9 @@ class Cache:
         n = lines.size
         if n and lines.min() < 0:
             raise ValueError("lines: must be non-negative line numbers")
+        if ops is None:  # loads only: the specialised loop (same results)
+            self.t += n
+            return run_loads(self._engine, lines)
         # Constant columns are broadcast views: no per-access memory to fill.
         ops = _column(ops, n, LOAD, _OP_DTYPE, "ops")
         if ops.strides[0] and n and (ops.min() < 1 or ops.max() > 3):

@@ -6,8 +6,11 @@ replacement state in flat arrays (the engine indexes line ``(c, s, w)`` at
 
 ``stamp`` (int64 per line)
     LRU: time of the last access. FIFO: time of the fill. LFU: time of the
-    last access (the tie-break). The time is a per-level ``clock`` that
-    advances by one at every hit or fill of the level, so stamps are unique.
+    last access (the tie-break). The time is a per-level clock that advances
+    by one whenever a stamp is written, so valid lines have unique stamps
+    >= 1; an invalidated line gets 0 (:func:`invalidate`). The ``*_at``
+    functions take the clock as a value and return it; :func:`touch` and
+    :func:`insert` keep it in ``clock[0]``.
 ``freq`` (int64 per line)
     LFU: accesses since the fill (1 at the fill, +1 per hit; no ageing).
 ``tree`` (int64 per set)
@@ -59,7 +62,9 @@ __all__ = [
     "replacement_kind",
     "seed_states",
     "touch",
+    "touch_at",
     "insert",
+    "insert_at",
     "choose_victim",
     "invalidate",
     "plru_victim",
@@ -147,29 +152,47 @@ def plru_victim(bits, ways):
 
 
 @nb.njit(cache=True, nogil=True)
-def touch(kind, stamp, freq, tree, clock, sid, base, w, ways):
-    """Replacement update for a hit on way ``w`` of set ``sid`` (lines from ``base``)."""
+def touch_at(kind, stamp, freq, tree, now, sid, base, w, ways):
+    """Replacement update for a hit on way ``w`` of set ``sid`` (lines from ``base``).
+
+    ``now`` is the level clock; returns it after the update (advanced by one
+    when a stamp is written).
+    """
     if kind == REPL_LRU:
-        clock[0] += 1
-        stamp[base + w] = clock[0]
+        now += 1
+        stamp[base + w] = now
     elif kind == REPL_PLRU:
         _plru_touch(tree, sid, w, ways)
     elif kind == REPL_LFU:
-        clock[0] += 1
-        stamp[base + w] = clock[0]
+        now += 1
+        stamp[base + w] = now
         freq[base + w] += 1
+    return now
+
+
+@nb.njit(cache=True, nogil=True)
+def insert_at(kind, stamp, freq, tree, now, sid, base, w, ways):
+    """Replacement update for a fill of way ``w`` of set ``sid``; returns the level clock after it."""
+    if kind == REPL_PLRU:
+        _plru_touch(tree, sid, w, ways)
+    elif kind != REPL_RANDOM:
+        now += 1
+        stamp[base + w] = now
+        if kind == REPL_LFU:
+            freq[base + w] = 1
+    return now
+
+
+@nb.njit(cache=True, nogil=True)
+def touch(kind, stamp, freq, tree, clock, sid, base, w, ways):
+    """:func:`touch_at` with the level clock in ``clock[0]``."""
+    clock[0] = touch_at(kind, stamp, freq, tree, clock[0], sid, base, w, ways)
 
 
 @nb.njit(cache=True, nogil=True)
 def insert(kind, stamp, freq, tree, clock, sid, base, w, ways):
-    """Replacement update for a fill of way ``w`` of set ``sid``."""
-    if kind == REPL_PLRU:
-        _plru_touch(tree, sid, w, ways)
-    elif kind != REPL_RANDOM:
-        clock[0] += 1
-        stamp[base + w] = clock[0]
-        if kind == REPL_LFU:
-            freq[base + w] = 1
+    """:func:`insert_at` with the level clock in ``clock[0]``."""
+    clock[0] = insert_at(kind, stamp, freq, tree, clock[0], sid, base, w, ways)
 
 
 @nb.njit(cache=True, nogil=True)
