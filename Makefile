@@ -1,12 +1,11 @@
 # gpucache: the two set-up commands of the README, and a few helpers.
 #
-#   make demo   set up, then run the main job on tian15's matrixmul, spmv and bfs at the
-#               paper's input sizes (DEMO_SCALE=0.25 make demo for a quicker look)
+#   make demo   set up, then run the main job: tian15's comparison on its 13 built-in workloads
+#               at the paper's input sizes (DEMO_SCALE=0.25 make demo for a quicker look)
 #   make test   set up, then run the tests (slow ones only with GPUCACHE_SLOW=1)
 
 VENV := .venv
 BIN := $(VENV)/bin
-DEMO_WORKLOADS ?= matrixmul spmv bfs
 DEMO_SCALE ?= 1
 DEMO_CONFIG ?= tian15
 PYTEST_ARGS ?=
@@ -24,13 +23,8 @@ setup:
 	@scripts/setup.sh
 
 demo: setup
-	@for w in $(DEMO_WORKLOADS); do \
-		echo "== gpucache run --workload $$w --scale $(DEMO_SCALE) --config $(DEMO_CONFIG)"; \
-		$(BIN)/gpucache run --workload $$w --scale $(DEMO_SCALE) --config $(DEMO_CONFIG) \
-			--json results/demo-$$w.json || exit $$?; \
-		echo; \
-	done
-	@echo "results: results/demo-*.json"
+	$(BIN)/gpucache compare --suite tian15 --scale $(DEMO_SCALE) --config $(DEMO_CONFIG) \
+		--plot results/figures --json results/compare_tian15.json --progress
 
 # pytest exits with 5 when it collected no tests: that must fail CI loudly, not as an
 # unexplained status.
