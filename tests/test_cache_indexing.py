@@ -1,15 +1,29 @@
 """Set-index functions: exact sets and hand-worked hit/miss sequences."""
 
+import re
+
 import numpy as np
 import pytest
 
 from golden.cache import Cache, largest_prime_le, set_indices
+from golden.cache.reference import RefHierarchy
+from golden.cache.stats import ENGINE_COUNTERS
+from golden.configs import preset
 from golden.configs.schema import CacheConfig
 
 
-def direct_mapped(sets: int, index: str, smod_shift: int = 0) -> CacheConfig:
+def direct_mapped(sets: int, index: str, smod_shift: int = 0, xor_slices: int = 0) -> CacheConfig:
     """A 1-way cache of ``sets`` 64-byte lines."""
-    return CacheConfig(size=64 * sets, assoc=1, line_size=64, index=index, smod_shift=smod_shift)
+    return CacheConfig(size=64 * sets, assoc=1, line_size=64, index=index, smod_shift=smod_shift,
+                       xor_slices=xor_slices)
+
+
+def gpgpusim_xor(addr: np.ndarray, sets: int, line_size: int) -> np.ndarray:
+    """GPGPU-Sim gpu-cache.cc, BITWISE_XORING_FUNCTION, on byte addresses."""
+    line_log2, nset_log2 = line_size.bit_length() - 1, sets.bit_length() - 1
+    higher_bits = addr >> (line_log2 + nset_log2)
+    index = (addr >> line_log2) & (sets - 1)
+    return index ^ (higher_bits & (sets - 1))  # bitwise_hash_function in hashing.cc
 
 
 def hit_string(cfg: CacheConfig, lines: list[int]) -> str:
@@ -40,16 +54,99 @@ def test_xor_sets():
 
 
 def test_xor_matches_gpgpusim_bitwise_xoring_function():
-    """GPGPU-Sim gpu-cache.cc, BITWISE_XORING_FUNCTION, on byte addresses."""
     rng = np.random.default_rng(3)
     for sets, line_size in ((32, 128), (64, 64), (4, 32)):
         cfg = CacheConfig(size=sets * line_size, assoc=1, line_size=line_size, index="xor")
         addr = rng.integers(0, 1 << 40, 500)
-        line_log2, nset_log2 = line_size.bit_length() - 1, sets.bit_length() - 1
-        higher_bits = addr >> (line_log2 + nset_log2)
-        index = (addr >> line_log2) & (sets - 1)
-        expected = index ^ (higher_bits & (sets - 1))  # bitwise_hash_function in hashing.cc
-        assert (set_indices(cfg, addr // line_size) == expected).all()
+        assert (set_indices(cfg, addr // line_size) == gpgpusim_xor(addr, sets, line_size)).all()
+
+
+def test_xor_sliced_sets_768_in_12():
+    # The ciao18 L2's indexing: 768 sets in 12 slices of 64, slice = line % 12, q = line // 12,
+    # set = 64 * slice + ((q & 63) ^ ((q >> 6) & 63)).
+    # 0: slice 0, q 0 -> 0.  5: slice 5, q 0 -> 320.  12: slice 0, q 1 -> 1.
+    # 768 = 12 * 64: slice 0, q 64 = 0b1_000000 -> 0 ^ 1 = 1.
+    # 787 = 12 * 65 + 7: slice 7, q 65 = 0b1_000001 -> 1 ^ 1 = 0, so 7 * 64 = 448.
+    # 2366 = 12 * 197 + 2: slice 2, q 197 = 0b11_000101 -> 5 ^ 3 = 6, so 128 + 6 = 134.
+    # 49163 = 12 * 4096 + 11: slice 11, q = 2**12 has no bit in the folded fields -> 704.
+    lines = [0, 5, 12, 768, 787, 2366, 49163]
+    expected = [0, 320, 1, 1, 448, 134, 704]
+    assert set_indices(direct_mapped(768, "xor", xor_slices=12), lines).tolist() == expected
+    assert set_indices(preset("ciao18").l2, lines).tolist() == expected
+
+
+def test_xor_default_slices_768():
+    # xor_slices = 0: the largest power of 2 dividing 768 is 256, so 3 slices of 256 sets,
+    # slice = line % 3, q = line // 3, set = 256 * slice + ((q & 255) ^ ((q >> 8) & 255)).
+    # 7: slice 1, q 2 -> 258.  768: slice 0, q 256 = 0b1_00000000 -> 0 ^ 1 = 1.
+    # 797 = 3 * 265 + 2: slice 2, q 265 = 0b1_00001001 -> 9 ^ 1 = 8, so 512 + 8 = 520.
+    cfg = direct_mapped(768, "xor")
+    assert cfg.index_slices == 3
+    assert set_indices(cfg, [7, 768, 797]).tolist() == [258, 1, 520]
+
+
+def test_xor_sliced_power_of_two_sets():
+    # 8 sets in 2 slices of 4 (explicit xor_slices): slice = line % 2, q = line // 2,
+    # set = 4 * slice + ((q & 3) ^ ((q >> 2) & 3)).
+    # 3: slice 1, q 1 -> 5.  8: slice 0, q 4 -> 0 ^ 1 = 1.  13: slice 1, q 6 -> 2 ^ 1 = 3, so 7.
+    # Unsliced, 8 -> 0 ^ 1 = 1, 13 = 0b1_101 -> 5 ^ 1 = 4.
+    assert set_indices(direct_mapped(8, "xor", xor_slices=2), [3, 8, 13]).tolist() == [5, 1, 7]
+    assert set_indices(direct_mapped(8, "xor"), [3, 8, 13]).tolist() == [3, 1, 4]
+
+
+def test_xor_slices_match_gpgpusim_per_sub_partition():
+    """12 GPGPU-Sim caches of 64 sets, lines interleaved over them, each hashing its partition address."""
+    line_size, slices, per = 128, 12, 64
+    addr = np.random.default_rng(5).integers(0, 1 << 40, 2000)
+    line = addr // line_size
+    part_addr = (line // slices) * line_size + addr % line_size  # the address without the slice
+    expected = (line % slices) * per + gpgpusim_xor(part_addr, per, line_size)
+    assert (set_indices(preset("ciao18").l2, line) == expected).all()
+
+
+def test_xor_slices_fill_every_set_evenly():
+    # 12 * 64 * 64 consecutive lines give each slice 4096 consecutive q; XOR maps those evenly.
+    sets = set_indices(direct_mapped(768, "xor", xor_slices=12), np.arange(12 * 64 * 64))
+    assert (np.bincount(sets, minlength=768) == 64).all()
+
+
+# Sets before non-power-of-2 XOR slicing was added: every power-of-2 cache must keep them.
+_POW2_LINES = [0, 1, 5, 63, 64, 100, 777, 4097, 12345, 65535, 65536, 99999, 1 << 20, (1 << 33) + 12345,
+               (1 << 61) - 1]
+_POW2_SETS = {
+    ("mod", 2): [0, 1, 1, 1, 0, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1],
+    ("mod", 32): [0, 1, 5, 31, 0, 4, 9, 1, 25, 31, 0, 31, 0, 25, 31],
+    ("mod", 1024): [0, 1, 5, 63, 64, 100, 777, 1, 57, 1023, 0, 671, 0, 57, 1023],
+    ("xor", 1): [0] * 15,
+    ("xor", 2): [0, 1, 1, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0],
+    ("xor", 32): [0, 1, 5, 30, 2, 7, 17, 1, 24, 0, 0, 11, 0, 24, 0],
+    ("xor", 1024): [0, 1, 5, 63, 64, 100, 777, 5, 53, 960, 64, 766, 0, 53, 0],
+    ("prime", 32): [0, 1, 5, 1, 2, 7, 2, 5, 7, 1, 2, 24, 1, 15, 1],
+    ("prime", 1024): [0, 1, 5, 63, 64, 100, 777, 13, 93, 191, 192, 962, 9, 309, 436],
+    ("smod", 32): [0, 0, 0, 7, 8, 12, 1, 0, 7, 31, 0, 19, 0, 7, 31],
+    ("smod", 1024): [0, 0, 0, 7, 8, 12, 97, 512, 519, 1023, 0, 211, 0, 519, 1023],
+}
+
+
+@pytest.mark.parametrize("index, sets", list(_POW2_SETS))
+def test_power_of_two_sets_unchanged(index, sets):
+    cfg = CacheConfig(size=sets * 128, assoc=1, line_size=128, index=index, smod_shift=3)
+    assert cfg.index_slices == 1
+    assert set_indices(cfg, _POW2_LINES).tolist() == _POW2_SETS[index, sets]
+
+
+def test_xor_sliced_cache_matches_reference():
+    """The ciao18 L2 geometry (768 sets, 8 ways, 12 slices) on the engine and on reference.py."""
+    cfg = preset("ciao18").l2
+    rng = np.random.default_rng(9)
+    lines = rng.integers(0, 12 * 64 * 40, 4000) * rng.integers(1, 3, 4000)
+    ops = rng.choice(np.array([1, 1, 1, 2], np.uint8), lines.size)
+    cache = Cache(cfg)
+    hits = cache.access(lines, ops)
+    ref = RefHierarchy([cfg])
+    assert hits.tolist() == [ref.access(0, int(x), int(op)) == 1 for x, op in zip(lines, ops, strict=True)]
+    assert cache.state.counters[0].tolist() == [ref.levels[0].counters[0][k] for k in ENGINE_COUNTERS]
+    assert cache.tags.tolist() == [[-1 if x is None else x for x in ways] for ways in ref.levels[0].lines[0]]
 
 
 def test_prime_sets():
@@ -73,6 +170,13 @@ def test_xor_sequence():
     assert hit_string(direct_mapped(4, "xor"), [0, 4, 0, 5, 0]) == "MMHMM"
 
 
+def test_xor_sliced_sequence():
+    # 6 sets = 3 slices of 2: slice = line % 3, q = line // 3, set = 2 * slice + ((q ^ (q >> 1)) & 1).
+    # 0 -> set 0, 6 (q 2) -> set 1 (no conflict), 12 (q 4) -> set 0 (evicts 0); 1 -> set 2.
+    assert hit_string(direct_mapped(6, "xor"), [0, 6, 0, 12, 0]) == "MMHMM"
+    assert hit_string(direct_mapped(6, "xor"), [0, 1, 0]) == "MMH"
+
+
 def test_prime_sequence_and_unused_sets():
     cfg = direct_mapped(8, "prime")
     # mod 7: 8 -> set 1 (0 survives), 7 -> set 0 (evicts 0).
@@ -93,10 +197,30 @@ def test_smod_sequence():
 
 
 def test_index_config_errors():
-    with pytest.raises(ValueError, match="index: 'xor' needs a power-of-2 number of sets, not 6"):
-        CacheConfig(size=6 * 64, assoc=1, line_size=64, index="xor")
+    with pytest.raises(ValueError, match="index: 'mod' needs a power-of-2 number of sets, not 6"):
+        CacheConfig(size=6 * 64, assoc=1, line_size=64, index="mod")
     with pytest.raises(ValueError, match="index: must be one of mod, xor, prime, smod, not 'hash'"):
         CacheConfig(size=64, assoc=1, line_size=64, index="hash")
     # Prime indexing takes any number of sets.
     six = CacheConfig(size=6 * 64, assoc=1, line_size=64, index="prime")
     assert set_indices(six, [5, 6]).tolist() == [0, 1]
+
+
+def test_xor_slices_config():
+    assert direct_mapped(6, "xor").index_slices == 3  # 3 slices of 2
+    assert direct_mapped(1, "xor").index_slices == 1  # one set: fully associative, as before
+    assert direct_mapped(1024, "xor", xor_slices=16).index_slices == 16
+    # Other index functions ignore xor_slices, as they ignore smod_shift.
+    assert direct_mapped(8, "mod", xor_slices=3).index_slices == 1
+
+
+@pytest.mark.parametrize("sets, slices, message", [
+    (3, 0, "index: 'xor' needs 1 or an even number of sets (at least 2 per power-of-2 slice), not 3"),
+    (768, 5, "xor_slices: must divide the 768 sets into power-of-2 slices, not 5"),
+    (768, 256, "xor_slices: must divide the 768 sets into power-of-2 slices, not 256"),
+    (768, 768, "xor_slices: must leave at least 2 of the 768 sets per slice, not 768"),
+    (8, -1, "xor_slices: must be a non-negative integer, not -1"),
+])
+def test_xor_slices_config_errors(sets, slices, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        direct_mapped(sets, "xor", xor_slices=slices)

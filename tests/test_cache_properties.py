@@ -14,15 +14,22 @@ SETTINGS = settings(max_examples=50, deadline=None)
 
 
 @st.composite
-def cache_configs(draw, line_size=64):
+def cache_configs(draw, line_size=64, index=None):
     sets = draw(st.sampled_from([1, 2, 4, 8]))
-    index = draw(st.sampled_from(INDEX_FUNCTIONS))
+    index = index or draw(st.sampled_from(INDEX_FUNCTIONS))
     replacement = draw(st.sampled_from(REPLACEMENTS))
     assoc = draw(st.sampled_from([1, 2, 4] if replacement == "plru" else [1, 2, 3, 4]))
+    xor_slices = 0
     if index == "prime":
         sets = draw(st.sampled_from([1, 3, 5, 6, 8]))
+    elif index == "xor":
+        # Power-of-2 and sliced set counts; xor_slices 0 (chosen) or any count leaving
+        # power-of-2 slices of at least 2 sets.
+        sets = draw(st.sampled_from([1, 2, 4, 8, 6, 10, 12, 24]))
+        xor_slices = draw(st.sampled_from(
+            [0] + [n for n in range(1, sets) if sets % n == 0 and (sets // n).bit_count() == 1]))
     return CacheConfig(size=sets * assoc * line_size, assoc=assoc, line_size=line_size, index=index,
-                       smod_shift=draw(st.integers(0, 3)), replacement=replacement,
+                       smod_shift=draw(st.integers(0, 3)), xor_slices=xor_slices, replacement=replacement,
                        write=draw(st.sampled_from(WRITE_POLICIES)), seed=draw(st.integers(0, 2**32)))
 
 
@@ -52,6 +59,18 @@ def test_single_cache_matches_reference(cfg, lines, ops):
     assert cache.state.counters[0].tolist() == [ref.levels[0].counters[0][k] for k in ENGINE_COUNTERS]
     assert cache.tags.tolist() == ref_tags(ref.levels[0], 0)
     assert cache.dirty.tolist() == ref.levels[0].dirty[0]
+
+
+@SETTINGS
+@given(cfg=cache_configs(index="xor").filter(lambda c: c.index_slices > 1),
+       lines=st.lists(st.integers(0, 200), max_size=300))
+def test_sliced_xor_cache_matches_reference(cfg, lines):
+    """Loads through XOR caches of several slices (the other tests draw them among all kinds)."""
+    cache = Cache(cfg)
+    hits = cache.access(np.array(lines, np.int64))
+    ref = RefHierarchy([cfg])
+    assert hits.tolist() == [ref.access(0, line, 1) == 1 for line in lines]
+    assert cache.tags.tolist() == ref_tags(ref.levels[0], 0)
 
 
 @SETTINGS

@@ -97,8 +97,8 @@ MAX_LEVELS = 3
 WRITE_THROUGH, WRITE_EVICT, WRITE_BACK = range(3)
 
 # Header: one row of NP words per level.
-(P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_REPL, P_WRITE, P_LSHIFT, P_N,
- O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(21)
+(P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES, P_REPL, P_WRITE, P_LSHIFT, P_N,
+ O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(22)
 _HEADER = MAX_LEVELS * NP
 _NC = N_COUNTERS
 # Positions in a hooks tuple (the fields of ``golden.policies.base.LevelHooks``).
@@ -206,9 +206,8 @@ class EngineState:
             parts = {"tag": lines, "dirty": lines, "stamp": lines, "freq": lines, "tree": n * cfg.sets,
                      "rng": n, "counters": n * _NC, "clock": 1}
             row = header[k * NP:(k + 1) * NP]
-            kind, mask, log2_sets, prime, shift = index_params(cfg)
-            row[[P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT]] = (
-                cfg.sets, cfg.assoc, kind, mask, log2_sets, prime, shift)
+            row[[P_SETS, P_WAYS]] = cfg.sets, cfg.assoc
+            row[[P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES]] = index_params(cfg)
             row[P_REPL] = replacement_kind(cfg.replacement)
             row[P_WRITE] = WRITE_POLICIES.index(cfg.write)
             row[P_LSHIFT] = cfg.line_size.bit_length() - 1
@@ -446,8 +445,7 @@ def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
     tree = _at(buf, p[O_TREE])
     ctr = _at(buf, p[O_CTR] + c * _NC)
     clock = _at(buf, p[O_CLOCK])
-    s = set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME],
-                  p[P_SHIFT])
+    s = set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES])
     sid = c * p[P_SETS] + s
     base = sid * ways
     way = np.int64(-1)
@@ -627,7 +625,7 @@ def _loads(buf_arr, line, hit):
     hits = evictions = writebacks = 0
     for i in range(line.size):
         x = line[i]
-        s = set_index(x, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT])
+        s = set_index(x, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES])
         base = s * ways
         way = -1
         for w in range(ways):

@@ -1,17 +1,24 @@
 """Set-index functions: which set a line number maps to.
 
 Every function takes a *line number* (byte address // line size) and a
-cache of ``S`` sets (``S`` a power of two except for ``prime``):
+cache of ``S`` sets (``S`` a power of two for ``mod`` and ``smod``):
 
 ``mod``
     ``line mod S``: the low ``log2 S`` bits of the line number.
 ``xor``
     GPGPU-Sim's ``BITWISE_XORING_FUNCTION`` (``cache_config::hash_function``
     in ``src/gpgpu-sim/gpu-cache.cc``, with ``bitwise_hash_function`` in
-    ``hashing.cc``): ``index = line & (S - 1)``, ``higher = line >> log2 S``,
-    ``set = index ^ (higher & (S - 1))``. Only the ``log2 S`` tag bits right
+    ``hashing.cc``) on each of ``N = CacheConfig.index_slices`` equal slices
+    of ``T = S / N`` sets (``T`` a power of two). With ``N = 1`` (every
+    power-of-two ``S`` unless ``xor_slices`` says otherwise):
+    ``index = line & (T - 1)``, ``higher = line >> log2 T``,
+    ``set = index ^ (higher & (T - 1))``. Only the ``log2 T`` tag bits right
     above the index are folded in, exactly as GPGPU-Sim does; higher tag bits
-    do not affect the set.
+    do not affect the set. With ``N > 1`` (GPGPU-Sim's L2 sub-partitions,
+    e.g. the GTX 480's 12 slices of 64 sets): lines are interleaved over the
+    slices, ``slice = line mod N``, and the slice XOR-indexes its own line
+    number ``q = line // N`` (the address without the slice, as GPGPU-Sim's
+    ``partition_address``): ``set = slice * T + ((q ^ (q >> log2 T)) & (T - 1))``.
 ``prime``
     Prime-modulo indexing (RDGC Table 2 "PRI", after its reference [33],
     Kim & Baek 2016): ``set = line mod p`` with ``p`` the largest prime
@@ -41,6 +48,7 @@ __all__ = [
     "INDEX_SMOD",
     "index_kind",
     "largest_prime_le",
+    "index_params",
     "set_index",
     "set_indices",
 ]
@@ -73,34 +81,44 @@ def largest_prime_le(n: int) -> int:
 
 
 @nb.njit(cache=True, nogil=True)
-def set_index(line, kind, mask, log2_sets, prime, shift):
+def set_index(line, kind, mask, log2_sets, prime, shift, slices):
     """Set of ``line`` (int64) under index function ``kind``.
 
-    ``mask = S - 1`` and ``log2_sets`` serve the power-of-two functions,
-    ``prime`` the prime modulo, ``shift`` the SMOD shift.
+    ``mask = T - 1`` and ``log2_sets = log2 T`` serve the power-of-two
+    functions, with ``T`` the sets of one slice (``S`` except for a sliced
+    ``xor``), ``slices`` the XOR slice count, ``prime`` the prime modulo,
+    ``shift`` the SMOD shift.
     """
     if kind == INDEX_MOD:
         return line & mask
     if kind == INDEX_XOR:
-        return (line ^ (line >> log2_sets)) & mask
+        if slices == 1:
+            return (line ^ (line >> log2_sets)) & mask
+        q = line // slices
+        return (line - q * slices) * (mask + 1) + ((q ^ (q >> log2_sets)) & mask)
     if kind == INDEX_PRIME:
         return line % prime
     return (line >> shift) & mask
 
 
 @nb.njit(cache=True, nogil=True)
-def _set_indices(lines, kind, mask, log2_sets, prime, shift):
+def _set_indices(lines, kind, mask, log2_sets, prime, shift, slices):
     out = np.empty(lines.size, np.int64)
     for i in range(lines.size):
-        out[i] = set_index(lines[i], kind, mask, log2_sets, prime, shift)
+        out[i] = set_index(lines[i], kind, mask, log2_sets, prime, shift, slices)
     return out
 
 
-def index_params(cfg: CacheConfig) -> tuple[int, int, int, int, int]:
-    """``(kind, mask, log2_sets, prime, shift)`` for :func:`set_index` from a config."""
-    sets = cfg.sets
-    log2_sets = sets.bit_length() - 1
-    return index_kind(cfg.index), sets - 1, log2_sets, largest_prime_le(sets), cfg.smod_shift
+def index_params(cfg: CacheConfig) -> tuple[int, int, int, int, int, int]:
+    """``(kind, mask, log2_sets, prime, shift, slices)`` for :func:`set_index` from a config.
+
+    ``mask`` and ``log2_sets`` describe one slice of ``cfg.sets // slices`` sets.
+    """
+    slices = cfg.index_slices
+    slice_sets = cfg.sets // slices
+    log2_sets = slice_sets.bit_length() - 1
+    return (index_kind(cfg.index), slice_sets - 1, log2_sets, largest_prime_le(cfg.sets), cfg.smod_shift,
+            slices)
 
 
 def set_indices(cfg: CacheConfig, lines: np.ndarray) -> np.ndarray:
@@ -109,7 +127,7 @@ def set_indices(cfg: CacheConfig, lines: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     cfg : CacheConfig
-        The cache (its ``sets``, ``index`` and ``smod_shift`` are used).
+        The cache (its ``sets``, ``index``, ``smod_shift`` and ``index_slices`` are used).
     lines : array of int
         Line numbers (byte address // ``cfg.line_size``).
 

@@ -121,10 +121,10 @@ _KIM20 = GPUConfig(
 #   Victim tag array    8 tags per set, 48 sets, and FIFO
 # ciao18 Section V.A: "we enhance the baseline L1D and L2 caches with a XOR-based set index
 # hashing technique [26]"; the baseline scheduler is GTO (Table II's Best-SWL and CIAO run on GTO).
-# The schema checks XOR's power-of-2 set count over the whole L2 (768 sets), not per 64-set
-# slice, so XOR indexing cannot be expressed for this L2 yet; prime-modulo indexing (defined for
-# any set count) stands in until the schema checks sets per slice. See docs/configs.md.
-_CIAO18_L2_INDEX = "prime"
+# choice: GPGPU-Sim's GTX 480 L2 is 12 slices of 64 sets ("64 sets, each 128 bytes 8-way for each
+# memory sub partition", -gpgpu_n_mem 6, -gpgpu_n_sub_partition_per_mchannel 2 in its
+# configs/GTX480/gpgpusim.config), so the L2 is XOR-indexed per 64-set slice: xor_slices = 12
+# (the default for 768 sets would be 3 slices of 256). See docs/configs.md and docs/cache.md.
 _CIAO18 = GPUConfig(
     name="ciao18",
     source="ciao18 Table I and Section V.A (GTX 480-like GPU in GPGPU-Sim 3.2.2)",
@@ -140,7 +140,7 @@ _CIAO18 = GPUConfig(
     l2=CacheConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",
-        replacement="lru", index=_CIAO18_L2_INDEX, banks=2,
+        replacement="lru", index="xor", xor_slices=12, banks=2,
     ),
     l2_partitions=6,
     scheduler="gto",

@@ -53,6 +53,11 @@ class CacheConfig:
         Set-index function, one of :data:`INDEX_FUNCTIONS`.
     smod_shift : int
         For ``index = "smod"``: how many bits the index field is shifted up (RDGC's n).
+    xor_slices : int
+        For ``index = "xor"``: how many equal slices the sets form, each XOR-indexed on its
+        own (GPGPU-Sim's L2 sub-partitions). 0 chooses ``sets / 2**k`` for the largest power
+        of two ``2**k`` dividing ``sets``: 1 for a power-of-2 set count. See
+        :attr:`index_slices`. Ignored by the other index functions, as ``smod_shift`` is.
     replacement : str
         One of :data:`REPLACEMENTS`.
     write : str
@@ -81,6 +86,7 @@ class CacheConfig:
     sector_size: int = 0
     index: str = "mod"
     smod_shift: int = 0
+    xor_slices: int = 0
     replacement: str = "lru"
     write: str = "write-back"
     allocate: str = "on-miss"
@@ -98,7 +104,7 @@ class CacheConfig:
         for name in ("size", "assoc", "line_size", "banks", "ports"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
                 raise ValueError(f"{name}: must be a positive integer, not {getattr(self, name)!r}")
-        for name in ("sector_size", "smod_shift", "tag_latency", "data_latency", "hit_latency",
+        for name in ("sector_size", "smod_shift", "xor_slices", "tag_latency", "data_latency", "hit_latency",
                      "mshrs", "mshr_merges", "miss_queue", "seed"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise ValueError(f"{name}: must be a non-negative integer, not {getattr(self, name)!r}")
@@ -115,8 +121,10 @@ class CacheConfig:
                               ("write", WRITE_POLICIES), ("allocate", ALLOCATE_POLICIES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
-        if self.index in ("mod", "xor", "smod") and not _pow2(self.sets):
+        if self.index in ("mod", "smod") and not _pow2(self.sets):
             raise ValueError(f"index: {self.index!r} needs a power-of-2 number of sets, not {self.sets}")
+        if self.index == "xor":
+            self._check_xor_slices()
         if self.replacement == "plru" and not _pow2(self.assoc):
             raise ValueError(f"replacement: tree pseudo-LRU needs power-of-2 ways, not {self.assoc}")
 
@@ -124,6 +132,32 @@ class CacheConfig:
     def sets(self) -> int:
         """Number of sets."""
         return self.size // (self.assoc * self.line_size)
+
+    @property
+    def index_slices(self) -> int:
+        """Equal slices the set-index function splits the sets into.
+
+        For ``index = "xor"``: ``xor_slices``, or when that is 0 ``sets / 2**k``
+        for the largest power of two ``2**k`` dividing ``sets`` (768 sets: 3
+        slices of 256). 1 for the other index functions.
+        """
+        if self.index != "xor":
+            return 1
+        sets = self.sets
+        return self.xor_slices or sets // (sets & -sets)
+
+    def _check_xor_slices(self) -> None:
+        sets, slices = self.sets, self.xor_slices
+        # One set per slice leaves no index bits to hash: the set would be plain mod indexing.
+        if not slices:
+            if sets > 1 and sets % 2:
+                raise ValueError(f"index: 'xor' needs 1 or an even number of sets (at least 2 per "
+                                 f"power-of-2 slice), not {sets}")
+            return
+        if sets % slices or not _pow2(sets // slices):
+            raise ValueError(f"xor_slices: must divide the {sets} sets into power-of-2 slices, not {slices}")
+        if sets // slices == 1 and sets > 1:
+            raise ValueError(f"xor_slices: must leave at least 2 of the {sets} sets per slice, not {slices}")
 
     @property
     def lines(self) -> int:
