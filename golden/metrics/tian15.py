@@ -72,13 +72,20 @@ class ReuseObserver(Policy):
         state = (np.array([cfg.assoc], np.int64), np.zeros((n_caches, cfg.lines), np.uint8), self.counts)
         return make_hooks(state, on_hit=_obs_hit, on_fill=_obs_fill, on_evict=_obs_evict)
 
+    def _counts(self) -> np.ndarray:
+        if self.counts is None:
+            raise RuntimeError("the observer has not been attached to a hierarchy")
+        return self.counts
+
     @property
     def evictions(self) -> int:
-        return int(self.counts[:, 0].sum())
+        """L1 evictions, all SMs."""
+        return int(self._counts()[:, 0].sum())
 
     @property
     def zero_reuse_evictions(self) -> int:
-        return int(self.counts[:, 1].sum())
+        """L1 evictions of blocks never hit since their fill, all SMs."""
+        return int(self._counts()[:, 1].sum())
 
     @property
     def zero_reuse_share(self) -> float:

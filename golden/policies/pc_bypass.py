@@ -31,6 +31,7 @@ import numba as nb
 import numpy as np
 
 from golden.configs.schema import CacheConfig
+from golden.errors import InputError
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.units.bypass_bits import bypass_bit_request
 from golden.units.l1_tag_unit import L1TagUnit
@@ -237,6 +238,8 @@ class PCBypass(Policy):
     ------
     ValueError
         For an unusable table or hash geometry.
+    InputError
+        When attached to a write-back L1.
     """
 
     name = "pc-bypass"
@@ -264,6 +267,10 @@ class PCBypass(Policy):
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
         if level == "l1":
+            if cfg.write == "write-back":
+                # A write-back L1 allocates on store misses, which Listing 1 does not describe.
+                raise InputError(f"pc-bypass: l1.write must be write-through or write-evict (tian15's L1 "
+                                 f"does not allocate on stores), not {cfg.write!r}")
             self.l1_cfg = cfg
             lines = cfg.sets * cfg.assoc
             cap = self.log_capacity if self.log_sm >= 0 else 0
