@@ -42,22 +42,21 @@ def plot_all(rows: list[dict], avg: dict, out_dir: str | Path) -> list[Path]:
     def col(key):
         return [r.get(key, np.nan) for r in rows] + [avg.get(key, np.nan)]
 
-    paths = []
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    _bars(ax, names, {"zero-reuse blocks": col("zero_reuse")}, "share of evicted blocks")
-    ax.axhline(PAPER["zero_reuse"][0], color="k", ls="--", lw=1, label="tian15 average (46%)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title("Zero-reuse blocks in the 16 KB L1 (cf. tian15 Fig. 1)")
-    paths.append(out / "fig1_zero_reuse.png")
-    _save(fig, paths[-1])
+    def single(key: str, label: str, ylabel: str, paper_label: str, title: str, name: str) -> Path:
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        _bars(ax, names, {label: col(key)}, ylabel)
+        ax.axhline(PAPER[key][0], color="k", ls="--", lw=1, label=paper_label)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.set_title(title)
+        _save(fig, out / name)
+        return out / name
 
-    fig, ax = plt.subplots(figsize=(8, 3.5))
-    _bars(ax, names, {"bypasses / misses": col("bypass_share")}, "share of L1 load misses")
-    ax.axhline(PAPER["bypass_share"][0], color="k", ls="--", lw=1, label="tian15 average (58%)")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title("Ratio of bypasses to cache misses (cf. tian15 Fig. 6)")
-    paths.append(out / "fig6_bypass_share.png")
-    _save(fig, paths[-1])
+    paths = [
+        single("zero_reuse", "zero-reuse blocks", "share of evicted blocks", "tian15 average (46%)",
+               "Zero-reuse blocks in the 16 KB L1 (cf. tian15 Fig. 1)", "fig1_zero_reuse.png"),
+        single("bypass_share", "bypasses / misses", "share of L1 load misses", "tian15 average (58%)",
+               "Ratio of bypasses to cache misses (cf. tian15 Fig. 6)", "fig6_bypass_share.png"),
+    ]
 
     fig, ax = plt.subplots(figsize=(9, 3.5))
     _bars(ax, names, {"PC-based": col("misses_norm_pc-bypass"),
