@@ -153,8 +153,7 @@ def storage_overheads(gpu: GPUConfig, policy_params: dict | None = None) -> dict
     """Extra storage of each technique for ``gpu``'s caches, in bytes (tian15 Section 4.1)."""
     params = gpu.policy_params if policy_params is None else policy_params
     pc = get_policy("pc-bypass", **params.get("pc-bypass", {}))
-    Hierarchy(gpu, pc)  # attaches the policy to the configuration's caches
-    bits = pc.storage_bits()
+    bits = pc.storage_bits(gpu.l1, gpu.l2)
     cb = get_policy("counter-bypass", **params.get("counter-bypass", {}))
     cbits = cb.storage_bits(gpu.l1)
     return {

@@ -44,14 +44,13 @@ learns in ``state`` arrays, which the engine passes through untouched.
 from __future__ import annotations
 
 import difflib
-import importlib
-import pkgutil
 from collections import namedtuple
 
 import numba as nb
 
 from golden.configs.schema import CacheConfig
 from golden.errors import InputError
+from golden.plugins import import_submodules
 
 __all__ = [
     "LevelHooks",
@@ -209,11 +208,9 @@ def _load_all() -> None:
     if _LOADED:
         return
     _LOADED = True
-    import golden.policies as pkg
+    import golden.policies
 
-    for mod in pkgutil.walk_packages(pkg.__path__, prefix="golden.policies."):
-        if not mod.name.rsplit(".", 1)[-1].startswith("_"):
-            importlib.import_module(mod.name)
+    import_submodules(golden.policies)
 
 
 def policy_names() -> list[str]:

@@ -302,13 +302,21 @@ class PCBypass(Policy):
         out["coverage"] = out["bypass_predictions"] / out["predictions"] if out["predictions"] else 0.0
         return out
 
-    def storage_bits(self) -> dict[str, int]:
-        """Extra state per L1 and in the L2 (tian15 Section 4.1: 64 B + 224 B per L1, 0.5 KB in L2)."""
-        if self.l1_cfg is None or self.l2_cfg is None:
-            raise RuntimeError("the policy has not been attached to a hierarchy")
+    def storage_bits(self, l1: CacheConfig | None = None, l2: CacheConfig | None = None) -> dict[str, int]:
+        """Extra state per L1 and in the L2 (tian15 Section 4.1: 64 B + 224 B per L1, 0.5 KB in L2).
+
+        Parameters
+        ----------
+        l1, l2 : CacheConfig, optional
+            The caches; by default those of the hierarchy the policy is attached to.
+        """
+        l1 = l1 or self.l1_cfg
+        l2 = l2 or self.l2_cfg
+        if l1 is None or l2 is None:
+            raise RuntimeError("give the L1 and L2 configs, or attach the policy to a hierarchy")
         return {"prediction_table": self.entries * self.counter_width,
-                "l1_hashed_pc": self.l1_cfg.lines * self.hash_bits,
-                "l2_bypass_bits": self.l2_cfg.lines if self.correction else 0}
+                "l1_hashed_pc": l1.lines * self.hash_bits,
+                "l2_bypass_bits": l2.lines if self.correction else 0}
 
     def unit(self, line_bits: int = 42) -> L1TagUnit:
         """The cycle-level unit model with this policy's parameters and the L1's geometry."""

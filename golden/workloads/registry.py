@@ -13,14 +13,13 @@ and a stale entry is never read (its key no longer matches).
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from golden.errors import InputError
+from golden.plugins import import_submodules
 from golden.trace.io import FORMAT_VERSION, load_workload, save_workload
 from golden.trace.model import Workload
 
@@ -81,11 +80,9 @@ def _load_all() -> None:
     if _LOADED:
         return
     _LOADED = True
-    import golden.workloads as pkg
+    import golden.workloads
 
-    for mod in pkgutil.walk_packages(pkg.__path__, prefix="golden.workloads."):
-        if not mod.name.rsplit(".", 1)[-1].startswith("_"):
-            importlib.import_module(mod.name)
+    import_submodules(golden.workloads)
 
 
 def names(suite: str | None = None) -> list[str]:
