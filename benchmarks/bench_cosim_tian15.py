@@ -19,8 +19,9 @@ import sys
 import time
 
 from golden.configs.presets import preset
+from golden.policies.pc_bypass import PCBypass
 from golden.workloads import registry
-from tb.cosim import UNITS, cosim_units
+from tb.cosim import cosim_units
 
 
 def main() -> int:
@@ -37,7 +38,7 @@ def main() -> int:
     t_all = time.perf_counter()
     for name in names:
         wl = registry.build(name if "/" in name else f"tian15/{name}", args.scale)
-        for r in cosim_units(list(UNITS), wl, gpu, build_dir=args.build_dir):
+        for r in cosim_units(list(PCBypass().units()), wl, gpu, build_dir=args.build_dir):
             bad += r.mismatch is not None or not r.ok
             print(f"{wl.name:<20}{r.unit:<18}{r.rows:>12,}{int(r.mismatch is not None):>6}"
                   f"{r.record_seconds:>10.1f}{r.replay_seconds:>10.2f}{r.cycles_per_second:>13,.0f}")

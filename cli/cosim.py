@@ -15,21 +15,22 @@ __all__ = ["add_parser", "cosim"]
 
 
 def add_parser(sub) -> None:
-    from tb.cosim import SIMULATORS, UNITS
+    from catalog import unit_names
+    from tb.cosim import SIMULATORS
 
     p = sub.add_parser(
         "cosim", help="co-simulate an RTL unit against the golden model on a workload",
         description="Run a workload through the golden model with the unit's policy, record the unit's "
                     "transaction log, replay it into the RTL and compare every output every cycle. "
                     "Exit status 1 when the RTL and the golden model disagree.")
-    p.add_argument("--unit", required=True, choices=sorted(UNITS), help="RTL unit")
+    p.add_argument("--unit", required=True, choices=unit_names(), help="RTL unit")
     p.add_argument("--workload", required=True, metavar="NAME", help="built-in workload")
     p.add_argument("--sim", choices=SIMULATORS, default="verilator",
                    help="replayer (default verilator; amaranth and icarus suit short --limit runs)")
     p.add_argument("--scale", type=scale, default=1.0, help="input size relative to the paper's")
     p.add_argument("--seed", type=positive_int(0), default=0, help="input generator seed")
     p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
-    p.add_argument("--sm", type=positive_int(0), default=0, help="SM whose L1 unit is logged")
+    p.add_argument("--sm", type=positive_int(0), default=0, help="SM whose private units are logged")
     p.add_argument("--limit", type=positive_int(1), default=None, metavar="ROWS",
                    help="replay only the first ROWS log rows")
     p.add_argument("--build-dir", default="build/cosim", metavar="DIR", help="simulator build directory")
@@ -46,8 +47,7 @@ def cosim(args: argparse.Namespace) -> int:
     # The bar counts accesses; their total is known only kernel by kernel, so it has none.
     with progress(None, "recording", "acc", args.progress) as bar:
         r = run_cosim(args.unit, wl, gpu, sim=args.sim, sm=args.sm, build_dir=Path(args.build_dir),
-                      limit=args.limit, policy_params=gpu.policy_params.get("pc-bypass"),
-                      progress=bar.update)
+                      limit=args.limit, progress=bar.update)
     print(f"unit {r.unit}  workload {wl.name}  config {gpu.name}  simulator {r.sim}")
     print(f"rows checked   {format_count(r.rows)} of {format_count(r.log_rows)}")
     print(f"mismatches     {0 if r.mismatch is None else 1}")

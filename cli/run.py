@@ -12,8 +12,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-
 from cli.output import (
     format_count,
     format_rate,
@@ -27,6 +25,7 @@ from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.configs.schema import SCHEDULERS, GPUConfig
 from golden.errors import InputError
+from golden.trace.interleave import INSTRUCTION_FIELDS
 from golden.trace.model import Workload
 from golden.workloads import registry
 
@@ -35,9 +34,6 @@ __all__ = ["add_parser", "run", "simulate", "load_workload_arg", "scale", "posit
 #: Accesses handed to the hierarchy at a time: bounds memory and paces the progress bar.
 CHUNK = 1 << 20
 
-#: Instruction counters of an interleaved kernel that are reported, in table order.
-INSTRUCTION_FIELDS = ("instructions", "global_instructions", "shared_instructions",
-                      "other_memory_instructions")
 
 
 def scale(text: str) -> float:
@@ -153,7 +149,7 @@ def _policy(name: str | None, gpu: GPUConfig):
 
 
 def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | None = None) -> dict:
-    """Interleave ``wl`` on ``gpu`` and run it through the cache hierarchy.
+    """:func:`golden.driver.simulate` with a progress bar counting warp instructions.
 
     Parameters
     ----------
@@ -165,44 +161,21 @@ def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | No
         A cache-management policy from :func:`golden.policies.base.get_policy`, or None.
     show_progress : bool or None
         Progress bar: see :func:`cli.progress.progress`.
-
-    Returns
-    -------
-    dict
-        ``{"kernels": [per-kernel counts], "totals": {...}, "caches": hierarchy stats}``.
     """
     # Imported here so that the other commands do not load the compiled cache model.
-    from golden.cache import Hierarchy
-    from golden.trace.interleave import interleave
+    from golden.driver import simulate as run_simulation
 
-    hierarchy = Hierarchy(gpu, policy=policy)
-    kernels = []
-    start = 0  # kernels run back to back: each starts at the cycle the previous one ended
     with progress(wl.n_instructions, "simulating", "inst", show_progress) as bar:
-        for kernel, il in zip(wl.kernels, interleave(wl, gpu), strict=True):
-            acc = il.accesses
-            n = len(acc)
-            done = 0
-            for lo in range(0, n, CHUNK):
-                hierarchy.run(acc[lo:lo + CHUNK])
-                # The bar counts instructions; a kernel's share is spread over its chunks.
-                step = kernel.n_instructions * min(n, lo + CHUNK) // n - done
-                bar.update(step)
-                done += step
-            bar.update(kernel.n_instructions - done)
-            row = {"name": kernel.name, "grid": list(kernel.grid), "block": list(kernel.block)}
-            row.update({f: int(getattr(il, f)) for f in INSTRUCTION_FIELDS})
-            row["accesses"] = n
-            row["cycles"] = int(il.end_cycle) - start
-            start = int(il.end_cycle)
-            kernels.append(row)
-    totals = {k: sum(r[k] for r in kernels) for k in (*INSTRUCTION_FIELDS, "accesses", "cycles")}
-    caches = {level: {k: _plain(v) for k, v in s.items()} for level, s in hierarchy.stats().items()}
-    return {"kernels": kernels, "totals": totals, "caches": caches}
+        shown: dict[int, int] = {}
 
+        def advance(chunk) -> None:
+            # The bar counts instructions; a kernel's share is spread over its chunks.
+            k = chunk.kernel.n_instructions
+            target = k if chunk.total == 0 else k * chunk.done // chunk.total
+            bar.update(target - shown.get(chunk.kernel_index, 0))
+            shown[chunk.kernel_index] = target
 
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
+        return run_simulation(wl, gpu, policy, on_chunk=advance, chunk=CHUNK)
 
 
 def format_results(result: dict, gpu: GPUConfig) -> str:

@@ -13,22 +13,23 @@ __all__ = ["add_parser", "synth"]
 
 
 def add_parser(sub) -> None:
-    from synth.units import UNIT_NAMES
+    from catalog import unit_names
+
 
     p = sub.add_parser(
         "synth", help="write a unit's Verilog and its Yosys area statistics",
         description="Write each unit's Verilog and a Yosys report (storage bits per structure, "
                     "flip-flops, NAND2-equivalent gates, logic depth), and a table beside the overhead "
                     "its paper reports (area.md, area.json in --out).")
-    p.add_argument("--unit", required=True, choices=sorted(UNIT_NAMES) + ["all"], help="RTL unit, or all")
+    p.add_argument("--unit", required=True, choices=unit_names() + ["all"], help="RTL unit, or all")
     p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
     p.add_argument("--out", default="build/synth", metavar="DIR", help="output directory")
     p.set_defaults(func=synth)
 
 
 def synth(args: argparse.Namespace) -> int:
+    from catalog import unit_names
     from synth.table import format_area_table, overhead_bits, synth_units
-    from synth.units import UNIT_NAMES, PredictorParams
     from synth.yosys import require_yosys
 
     try:
@@ -38,10 +39,9 @@ def synth(args: argparse.Namespace) -> int:
 
         raise InputError(str(e)) from None
     gpu = load_config(args.config)
-    names = sorted(UNIT_NAMES) if args.unit == "all" else [args.unit]
-    params = PredictorParams.from_policy_params(gpu.policy_params.get("pc-bypass", {}))
+    names = unit_names() if args.unit == "all" else [args.unit]
     out = Path(args.out)
-    reports = synth_units(names, gpu, out, params)
+    reports = synth_units(names, gpu, out)
     for r in reports:
         print(r.format())
         print(f"  files             {out / r.unit}/top.v, yosys.log")

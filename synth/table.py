@@ -4,23 +4,39 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catalog.registry import get_unit, policy_for
 from golden.configs.schema import GPUConfig
-from synth.units import PAPER_OVERHEAD, PredictorParams, build_unit
 from synth.yosys import SynthReport, synthesize
 
-__all__ = ["synth_units", "format_area_table"]
+__all__ = ["synth_units", "overhead_bits", "format_area_table"]
 
 
-def synth_units(names: list[str], gpu: GPUConfig, out_dir: str | Path,
-                params: PredictorParams | None = None) -> list[SynthReport]:
-    """Verilog and Yosys statistics for each unit, each in ``out_dir/<unit>/``."""
-    return [synthesize(build_unit(n, gpu, params), Path(out_dir) / n, name=n) for n in names]
+def synth_units(names: list[str], gpu: GPUConfig, out_dir: str | Path) -> list[SynthReport]:
+    """Verilog and Yosys statistics for each catalog unit, each in ``out_dir/<unit>/``.
+
+    The units are built for ``gpu``'s caches with its ``policy_params``.
+    """
+    reports = []
+    for name in names:
+        spec = get_unit(name)
+        reports.append(synthesize(spec.rtl(gpu, policy_for(spec, gpu)), Path(out_dir) / name, name=name))
+    return reports
 
 
 def overhead_bits(report: SynthReport) -> int:
-    """Storage bits of the structures the paper counts as overhead."""
-    _, _, structures = PAPER_OVERHEAD[report.unit]
-    return sum(bits for name, bits in report.storage_bits.items() if name in structures)
+    """Storage bits of the memories the paper counts as the unit's overhead.
+
+    Raises
+    ------
+    ValueError
+        If one of those memories is not in the synthesized unit (renamed or removed).
+    """
+    spec = get_unit(report.unit)
+    missing = [m for m in spec.overhead_memories if m not in report.storage_bits]
+    if missing:
+        raise ValueError(f"unit {report.unit}: the overhead memories {', '.join(missing)} are not in the "
+                         f"synthesized unit (it has {', '.join(report.storage_bits) or 'none'})")
+    return sum(report.storage_bits[m] for m in spec.overhead_memories)
 
 
 def format_area_table(reports: list[SynthReport]) -> str:
@@ -29,9 +45,9 @@ def format_area_table(reports: list[SynthReport]) -> str:
             "NAND2 eq. (logic+FF) | depth | paper source |")
     lines = [head, "|" + "---|" * 8]
     for r in reports:
-        paper_bits, source, _ = PAPER_OVERHEAD[r.unit]
-        ours = overhead_bits(r)
+        spec = get_unit(r.unit)
+        ours, paper_bits = overhead_bits(r), spec.overhead_bits
         lines.append(f"| {r.unit} | {r.total_storage_bits} | {ours} ({ours / 8:g} B) | "
                      f"{paper_bits} ({paper_bits / 8:g} B) | {r.flip_flops} | {r.nand2_equivalent:.0f} | "
-                     f"{r.depth} | {source} |")
+                     f"{r.depth} | {spec.overhead_source} |")
     return "\n".join(lines)

@@ -1,5 +1,7 @@
 """Hierarchy: write policies, atomics, level interplay, stats, policy hooks (worked out by hand)."""
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 import pytest
@@ -7,7 +9,7 @@ import pytest
 from golden.cache import COUNTERS, Hierarchy
 from golden.cache.stats import ENGINE_COUNTERS
 from golden.configs.schema import CacheConfig, GPUConfig
-from golden.policies import Policy, make_hooks
+from golden.policies import ACCESS_FIELDS, Policy, make_hooks
 from golden.trace.coalesce import ACCESS_DTYPE
 
 LOAD, STORE, ATOMIC = 1, 2, 3
@@ -196,53 +198,58 @@ def test_input_errors():
 HIT, MISS, REQUEST, RESPONSE, VICTIM, EVICT, FILL = range(1, 8)
 
 
+ToyState = namedtuple("ToyState", ["log", "n", "level", "bypass_odd", "victim", "flags", "resp", "ctx"])
+
+
 @nb.njit
-def _log(ps, hook, c, s, w, line, a, b, t):
-    log, n, level = ps[0], ps[1], ps[2]
-    if n[0] < log.shape[0]:
-        row = log[n[0]]
+def _log(ps, hook, a, w, line, x, y):
+    if ps.n[0] < ps.log.shape[0]:
+        row = ps.log[ps.n[0]]
         row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8] = (
-            hook, level[0], c, s, w, line, a, b, t)
-    n[0] += 1
+            hook, ps.level, a.c, a.set, w, line, x, y, a.t)
+        # The whole context of every call, for the context tests.
+        for k in range(len(a)):
+            ps.ctx[ps.n[0], k] = a[k]
+    ps.n[0] += 1
 
 
 @nb.njit
-def toy_on_hit(ps, c, s, w, line, pc, op, t):
-    _log(ps, HIT, c, s, w, line, pc, op, t)
+def toy_on_hit(ps, a):
+    _log(ps, HIT, a, a.way, a.line, a.pc, a.op)
 
 
 @nb.njit
-def toy_on_miss(ps, c, s, line, pc, op, t):
-    _log(ps, MISS, c, s, -1, line, pc, op, t)
-    return ps[3][2]
+def toy_on_miss(ps, a):
+    _log(ps, MISS, a, -1, a.line, a.pc, a.op)
+    return ps.flags
 
 
 @nb.njit
-def toy_on_request(ps, c, s, w, line, flags, t):
-    _log(ps, REQUEST, c, s, w, line, flags, 0, t)
-    return ps[3][3]
+def toy_on_request(ps, a, flags):
+    _log(ps, REQUEST, a, a.way, a.line, flags, 0)
+    return ps.resp
 
 
 @nb.njit
-def toy_on_response(ps, c, s, line, pc, op, flags, resp, t):
-    _log(ps, RESPONSE, c, s, -1, line, flags, resp, t)
-    return 1 if ps[3][0] and line % 2 else 0
+def toy_on_response(ps, a, flags, resp):
+    _log(ps, RESPONSE, a, -1, a.line, flags, resp)
+    return 1 if ps.bypass_odd and a.line % 2 else 0
 
 
 @nb.njit
-def toy_victim(ps, c, s, default_way, t):
-    _log(ps, VICTIM, c, s, default_way, -1, 0, 0, t)
-    return ps[3][1] if ps[3][1] >= 0 else default_way
+def toy_victim(ps, a, default_way):
+    _log(ps, VICTIM, a, default_way, -1, 0, 0)
+    return ps.victim if ps.victim >= 0 else default_way
 
 
 @nb.njit
-def toy_on_evict(ps, c, s, w, line, dirty, t):
-    _log(ps, EVICT, c, s, w, line, dirty, 0, t)
+def toy_on_evict(ps, a, way, line, dirty):
+    _log(ps, EVICT, a, way, line, dirty, 0)
 
 
 @nb.njit
-def toy_on_fill(ps, c, s, w, line, pc, op, t):
-    _log(ps, FILL, c, s, w, line, pc, op, t)
+def toy_on_fill(ps, a):
+    _log(ps, FILL, a, a.way, a.line, a.pc, a.op)
 
 
 class Toy(Policy):
@@ -253,13 +260,15 @@ class Toy(Policy):
 
     def __init__(self, bypass_odd=0, victim=-1, flags=2, resp=5, log_size=64):
         self.log = np.zeros((log_size, 9), np.int64)
+        self.ctx = np.zeros((log_size, len(ACCESS_FIELDS)), np.int64)
         self.n = np.zeros(1, np.int64)
-        self.ctl = {"l1": np.array([bypass_odd, victim, flags, 0]), "l2": np.array([0, -1, 0, resp])}
+        self.ctl = {"l1": dict(bypass_odd=bypass_odd, victim=victim, flags=flags, resp=0),
+                    "l2": dict(bypass_odd=0, victim=-1, flags=0, resp=resp)}
 
     def level_hooks(self, level, cfg, n_caches):
         if level not in self.ctl:
             return super().level_hooks(level, cfg, n_caches)
-        state = (self.log, self.n, np.array([int(level[1])]), self.ctl[level].astype(np.int64))
+        state = ToyState(log=self.log, n=self.n, level=int(level[1]), ctx=self.ctx, **self.ctl[level])
         return make_hooks(state, on_hit=toy_on_hit, on_miss=toy_on_miss, on_request=toy_on_request,
                           on_response=toy_on_response, victim=toy_victim, on_evict=toy_on_evict,
                           on_fill=toy_on_fill)
@@ -311,6 +320,36 @@ def test_hook_order_on_loads():
         (EVICT, 1, 0, 0, 0, 2, 0, 0, 3),
         (FILL, 1, 0, 0, 0, 1, 13, LOAD, 3),
     ]
+
+
+def test_every_hook_sees_the_whole_access_context():
+    """warp, CTA, kernel, sector mask, cycle and stream reach every hook at both levels."""
+    p = Toy()
+    h = Hierarchy(TOY_GPU, p)
+    a = accesses([(0, LOAD, 1, 10)])
+    a["warp"], a["cta"], a["kernel"], a["sectors"], a["cycle"], a["stream"] = 7, 3, 2, 0b0101, 99, 5
+    h.run(a)
+    n = int(p.n[0])
+    assert n == 9
+    ctx = [dict(zip(ACCESS_FIELDS, row, strict=True)) for row in p.ctx[:n].tolist()]
+    for c in ctx:
+        assert (c["sm"], c["warp"], c["cta"], c["kernel"], c["pc"], c["sectors"], c["cycle"], c["stream"],
+                c["t"]) == (0, 7, 3, 2, 10, 0b0101, 99, 5, 0)
+        assert c["op"] == LOAD and c["line"] == 1 and c["set"] == 0
+    # The way field: -1 on a miss, the filled way in on_fill, the holding way in on_request.
+    ways = [(int(hook), c["way"]) for (hook, *_), c in zip(p.calls(), ctx, strict=True)]
+    assert ways == [(MISS, -1), (MISS, -1), (RESPONSE, -1), (VICTIM, -1), (FILL, 0), (REQUEST, 0),
+                    (RESPONSE, -1), (VICTIM, -1), (FILL, 0)]
+
+
+def test_attaching_twice_gives_independent_state():
+    p = Toy()
+    h1 = Hierarchy(TOY_GPU, p)
+    first = p.ctl  # the hooks' state is rebuilt per attachment
+    h2 = Hierarchy(TOY_GPU, p)
+    h1.run(accesses([(0, LOAD, 1)]))
+    assert h1.levels["l1"].tag[0, 0, 0] == 1 and h2.levels["l1"].tag[0, 0, 0] == -1
+    assert h1.hooks["l1"].state is not h2.hooks["l1"].state and first is p.ctl
 
 
 def test_hook_order_on_stores():
@@ -368,49 +407,50 @@ def test_noop_hooks_match_baseline():
 # A minimal tian15 Listing 1 (section 3.2): PC-indexed saturating counters at L1, a hashed
 # PC per L1 line, a bypassBit per L2 line.
 
-@nb.njit
-def t15_hit(ps, c, s, w, line, pc, op, t):
-    table, hpc, thr = ps
-    table[hpc[s, w]] = max(table[hpc[s, w]] - 1, 0)  # reused block
-    hpc[s, w] = pc % table.size
+MiniL1 = namedtuple("MiniL1", ["table", "hpc", "thr"])
+MiniL2 = namedtuple("MiniL2", ["bits"])
 
 
 @nb.njit
-def t15_miss(ps, c, s, line, pc, op, t):
-    table, hpc, thr = ps
-    return 1 if table[pc % table.size] >= thr[0] else 0  # predicted bypass -> flag bit 0
+def t15_hit(ps, a):
+    h = ps.hpc[a.set, a.way]
+    ps.table[h] = max(ps.table[h] - 1, 0)  # reused block
+    ps.hpc[a.set, a.way] = a.pc % ps.table.size
 
 
 @nb.njit
-def t15_evict(ps, c, s, w, line, dirty, t):
-    table, hpc, thr = ps
-    table[hpc[s, w]] = min(table[hpc[s, w]] + 1, 15)  # the victim saw no reuse
+def t15_miss(ps, a):
+    return 1 if ps.table[a.pc % ps.table.size] >= ps.thr else 0  # predicted bypass -> flag bit 0
 
 
 @nb.njit
-def t15_response(ps, c, s, line, pc, op, flags, resp, t):
+def t15_evict(ps, a, way, line, dirty):
+    h = ps.hpc[a.set, way]
+    ps.table[h] = min(ps.table[h] + 1, 15)  # the victim saw no reuse
+
+
+@nb.njit
+def t15_response(ps, a, flags, resp):
     return 1 if flags & 1 and not resp else 0  # bypass unless L2's bypassBit says otherwise
 
 
 @nb.njit
-def t15_fill(ps, c, s, w, line, pc, op, t):
-    table, hpc, thr = ps
-    hpc[s, w] = pc % table.size
+def t15_fill(ps, a):
+    ps.hpc[a.set, a.way] = a.pc % ps.table.size
 
 
 @nb.njit
-def t15_l2_request(ps, c, s, w, line, flags, t):
-    bits = ps[0]
-    if w < 0:
+def t15_l2_request(ps, a, flags):
+    if a.way < 0:
         return 0
-    bit = bits[s, w]
-    bits[s, w] = 1 if flags & 1 and not bit else 0  # read and clear; a bypass sets it
+    bit = ps.bits[a.set, a.way]
+    ps.bits[a.set, a.way] = 1 if flags & 1 and not bit else 0  # read and clear; a bypass sets it
     return bit
 
 
 @nb.njit
-def t15_l2_fill(ps, c, s, w, line, pc, op, t):
-    ps[0][s, w] = 0
+def t15_l2_fill(ps, a):
+    ps.bits[a.set, a.way] = 0
 
 
 class MiniTian15(Policy):
@@ -418,16 +458,16 @@ class MiniTian15(Policy):
 
     def __init__(self, threshold=1):
         self.table = np.array([threshold, 0, 0, 0], np.int64)  # PC 0 starts predicted-bypass
-        self.thr = np.array([threshold], np.int64)
+        self.thr = threshold
 
     def level_hooks(self, level, cfg, n_caches):
         if level == "l1":
             self.hpc = np.zeros((cfg.sets, cfg.assoc), np.int64)
-            return make_hooks((self.table, self.hpc, self.thr), on_hit=t15_hit, on_miss=t15_miss,
+            return make_hooks(MiniL1(self.table, self.hpc, self.thr), on_hit=t15_hit, on_miss=t15_miss,
                               on_evict=t15_evict, on_response=t15_response, on_fill=t15_fill)
         if level == "l2":
             self.bits = np.zeros((cfg.sets, cfg.assoc), np.int64)
-            return make_hooks((self.bits,), on_request=t15_l2_request, on_fill=t15_l2_fill)
+            return make_hooks(MiniL2(self.bits), on_request=t15_l2_request, on_fill=t15_l2_fill)
         return super().level_hooks(level, cfg, n_caches)
 
 
@@ -462,7 +502,8 @@ def test_policy_registry_and_hook_validation():
         get_policy("baselin")
     with pytest.raises(TypeError, match="unknown hooks: on_hitt"):
         make_hooks((), on_hitt=toy_on_hit)
-    with pytest.raises(TypeError, match="state: must be a tuple of numpy arrays, not list"):
+    with pytest.raises(TypeError, match="state: must be a .named. tuple of numpy arrays and scalars, "
+                                        "not list"):
         make_hooks([])
 
     class Twice(Policy):

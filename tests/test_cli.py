@@ -182,12 +182,12 @@ def test_run_json(capsys, tmp_path):
     assert status == 0, err
     res = json.loads(path.read_text())
     assert set(res) == {"gpucache_version", "workload", "config", "policy", "scheduler", "seconds",
-                        "kernels", "totals", "caches"}
+                        "kernels", "totals", "caches", "policy_stats"}
     assert res["gpucache_version"] == output.version()
     assert res["workload"]["name"] == "tian15/matrixmul"
     assert (res["workload"]["params"]["scale"], res["workload"]["params"]["seed"]) == (0.05, 0)
     assert res["config"] == json.loads(json.dumps(config_to_dict(preset("tian15"))))
-    assert (res["policy"], res["scheduler"]) == (None, "oldest")
+    assert (res["policy"], res["scheduler"], res["policy_stats"]) == (None, "oldest", {})
     assert set(res["caches"]) == {"l1", "l2", "l3"}
     assert set(res["caches"]["l1"]) >= {"accesses", "reads", "writes", "read_hits", "read_misses",
                                         "write_hits", "write_misses", "fills", "bypasses",

@@ -51,7 +51,7 @@ def test_reuse_observer_counts_zero_reuse_evictions():
     obs = ReuseObserver()
     h = Hierarchy(GPU, obs)
     out = h.run(accesses(seq), outcomes=True)
-    assert obs.counts.tolist() == [[6, 4], [1, 1]]
+    assert obs.counts.tolist() == [(6, 4), (1, 1)]  # (evictions, zero-reuse) per SM
     assert (obs.evictions, obs.zero_reuse_evictions, obs.zero_reuse_share) == (7, 5, 5 / 7)
     # It only observes: the baseline gives the same outcomes and counters.
     base = Hierarchy(GPU)

@@ -61,7 +61,7 @@ def way_of(h, line, s=0, sm=0):
 def entry(p, pc, line, sm=0):
     """``(maxCstored, conf)`` of the table entry of a (PC, line) pair."""
     i, j = pc >> 3, line
-    return int(p.l1.table_max[sm, i, j]), int(p.l1.table_conf[sm, i, j])
+    return int(p.l1.table[sm, i, j]["max_stored"]), int(p.l1.table[sm, i, j]["conf"])
 
 
 class TestInit:
@@ -84,8 +84,8 @@ class TestInit:
         p = CounterBypass()
         assert p.level_hooks("l2", gpu.l2, 1) is BASELINE_HOOKS
         p.level_hooks("l1", gpu.l1, 3)
-        assert p.l1.count.shape == (3, 2, 2)
-        assert p.l1.table_max.shape == p.l1.table_conf.shape == (3, 128, 128)
+        assert p.l1.lines.shape == (3, 2, 2)
+        assert p.l1.table.shape == (3, 128, 128)
 
     @pytest.mark.parametrize("kw, msg", [
         ({"algorithm": "lru"}, "algorithm: must be one of aip, lvp, not 'lru'"),
@@ -104,7 +104,7 @@ class TestStorage:
     L1 = CacheConfig(size=16 * 1024, assoc=8, line_size=64)  # tian15 Table 1
 
     def test_tian15_aip(self):
-        st = CounterBypass().storage_bits(self.L1)
+        st = CounterBypass().storage(self.L1)
         assert st == {"table_entries": 16384, "entry_bits": 5, "table_bits": 81920, "line_bits": 20,
                       "lines": 256, "lines_bits": 5120, "total_bits": 87040, "total_bytes": 10880.0,
                       "total_kb": 10.625}
@@ -113,7 +113,7 @@ class TestStorage:
         assert abs(st["total_kb"] - TIAN15_STORAGE_KB) < 0.0015
 
     def test_lvp(self):
-        st = CounterBypass(algorithm="lvp").storage_bits(self.L1)
+        st = CounterBypass(algorithm="lvp").storage(self.L1)
         got = (st["line_bits"], st["lines_bits"], st["total_bytes"], st["total_kb"])
         assert got == (16, 4096, 10752.0, 10.5)
 
@@ -126,14 +126,14 @@ class TestAIP:
         run(h, [(0, PA), (2, PB), (1, PA)], sm=1)  # fill 0 (C=0); fill 2 (C0=1); set 1 only
         st = p.l1
         w0, w2 = way_of(h, 0, sm=1), way_of(h, 2, sm=1)
-        assert st.count[1, 0, w0] == 1 and st.count[1, 0, w2] == 0
+        assert st.lines["count"][1, 0, w0] == 1 and st.lines["count"][1, 0, w2] == 0
         run(h, [(2, PB)] * 5, sm=1)  # hits: C0 += 1 each; C2 goes to 1, maxCpresent 1, C2 = 0
-        assert st.count[1, 0, w0] == 6 and st.count[1, 0, w2] == 0
-        assert st.max_present[1, 0, w2] == 1 and st.max_present[1, 0, w0] == 0
+        assert st.lines["count"][1, 0, w0] == 6 and st.lines["count"][1, 0, w2] == 0
+        assert st.lines["max_present"][1, 0, w2] == 1 and st.lines["max_present"][1, 0, w0] == 0
         run(h, [(2, PB)] * 15, sm=1)  # C0 would be 21: saturates at 15
-        assert st.count[1, 0, w0] == 15
-        assert st.count[1, 1].tolist() == [0, 0]  # set 1 (line 1 and an invalid way) never counted
-        for a in (st.count, st.max_present, st.max_past, st.conf, st.stamp, st.table_max, st.table_conf):
+        assert st.lines["count"][1, 0, w0] == 15
+        assert st.lines["count"][1, 1].tolist() == [0, 0]  # set 1 (line 1 and an invalid way) never counted
+        for a in (*(st.lines[f] for f in st.lines.dtype.names), st.table["max_stored"], st.table["conf"]):
             assert not a[0].any()
 
     def test_max_present_table_and_confidence(self):
@@ -143,10 +143,10 @@ class TestAIP:
         run(h, [(0, PA), (2, PB), (2, PB), (2, PB), (0, PA)])
         w0, w2 = way_of(h, 0), way_of(h, 2)
         # C0: 1 (fill of 2), 2, 3, then the hit on 0 makes it 4: maxCpresent0 = 4, C0 = 0.
-        assert (st.max_present[0, 0, w0], st.count[0, 0, w0]) == (4, 0)
-        assert (st.max_present[0, 0, w2], st.count[0, 0, w2]) == (1, 1)
+        assert (st.lines["max_present"][0, 0, w0], st.lines["count"][0, 0, w0]) == (4, 0)
+        assert (st.lines["max_present"][0, 0, w2], st.lines["count"][0, 0, w2]) == (1, 1)
         run(h, [(0, PA)])  # interval 1 does not lower the maximum
-        assert (st.max_present[0, 0, w0], st.count[0, 0, w2]) == (4, 2)
+        assert (st.lines["max_present"][0, 0, w0], st.lines["count"][0, 0, w2]) == (4, 2)
         # Miss on 4 evicts the LRU line 2: entry (PB, 2) = maxCpresent 1, conf (1 == maxCpast 0) = 0.
         out = run(h, [(4, 0x120)])
         assert out.tolist() == [4] and lines_in(h) == {0, 4}
@@ -155,7 +155,7 @@ class TestAIP:
         # entry (PA, 0) = (4, conf 4 == 0 -> 0).
         run(h, [(2, PB)])
         assert entry(p, PA, 0) == (4, 0)
-        assert (st.max_past[0, 0, way_of(h, 2)], st.conf[0, 0, way_of(h, 2)]) == (1, 0)
+        assert (st.lines["max_past"][0, 0, way_of(h, 2)], st.lines["conf"][0, 0, way_of(h, 2)]) == (1, 0)
         # 2 is re-accessed once at interval 1; 6 evicts 4 (never re-accessed: (0, conf 0 == 0 -> 1));
         # 8 evicts 2: maxCpresent 1 == maxCpast 1, so its entry becomes confident.
         run(h, [(2, PB), (6, 0x130), (8, 0x140)])
@@ -166,11 +166,11 @@ class TestAIP:
         assert p.stats() == {"expired_victims": 0, "predicted_bypasses": 0}
 
         # Bypass: (0x120, 4) is confident with maxCstored 0. The L2 holds line 4 since its first miss.
-        c6 = st.count[0, 0, way_of(h, 6)]
+        c6 = st.lines["count"][0, 0, way_of(h, 6)]
         out = run(h, [(4, 0x120)])
         assert out.tolist() == [OUTCOME_BYPASSED | 2]
         assert lines_in(h) == {6, 8}
-        assert st.count[0, 0, way_of(h, 6)] == c6 + 1  # a bypassed access is still a set access
+        assert st.lines["count"][0, 0, way_of(h, 6)] == c6 + 1  # a bypassed access is still a set access
         assert h.stats()["l1"]["bypasses"] == 1 and p.stats()["predicted_bypasses"] == 1
         # The same line from another PC has its own (unconfident) entry and is filled.
         out = run(h, [(4, 0x128)])
@@ -178,7 +178,7 @@ class TestAIP:
         # A line whose entry is confident with maxCstored 1 is filled, with its prediction.
         run(h, [(2, PB)])
         w = way_of(h, 2)
-        got = (st.max_past[0, 0, w], st.conf[0, 0, w], st.count[0, 0, w], st.max_present[0, 0, w])
+        got = tuple(int(st.lines[f][0, 0, w]) for f in ("max_past", "conf", "count", "max_present"))
         assert got == (1, 1, 0, 0)
 
     def test_bypass_disabled(self):
@@ -205,11 +205,11 @@ class TestAIP:
         assert lines_in(h) == {100 + k for k in (5, 6, 7, 8)}
         # Gen 3: A evicts f5 and arrives confident with maxCpast 1; hit A (maxCpresent 1, C 0).
         run(h, [(A, PA), (A, PA)])
-        assert (p.l1.conf[0, 0, way_of(h, A)], p.l1.max_past[0, 0, way_of(h, A)]) == (1, 1)
+        assert (p.l1.lines["conf"][0, 0, way_of(h, A)], p.l1.lines["max_past"][0, 0, way_of(h, A)]) == (1, 1)
         # f9: C_A = 1, not above 1: the LRU line f6 goes.
         run(h, [filler(9)])
         assert lines_in(h) == {A, 107, 108, 109}
-        assert p.l1.count[0, 0, way_of(h, A)] == 1
+        assert p.l1.lines["count"][0, 0, way_of(h, A)] == 1
         # f10: C_A = 2 > max(1, 1) with conf 1: A has expired and is not the MRU line (f9 is),
         # so A goes instead of the LRU line f7.
         run(h, [filler(10)])
@@ -224,7 +224,7 @@ class TestAIP:
         self._train_a(h)  # entry (PA, A) = (1, 1); lines f5..f8
         # Gen 3: A evicts f5; hits on f8 and f7 (C_A 1, 2); hit A: maxCpresent 3. LRU order f6 f8 f7 A.
         run(h, [(A, PA), filler(8), filler(7), (A, PA)])
-        assert p.l1.max_present[0, 0, way_of(h, A)] == 3
+        assert p.l1.lines["max_present"][0, 0, way_of(h, A)] == 3
         run(h, [filler(9)])  # C_A 1: f6 goes
         run(h, [filler(10)])  # C_A 2 > maxCpast 1 but not > maxCpresent 3: not expired, f8 goes
         assert lines_in(h) == {A, 107, 109, 110}
@@ -286,8 +286,8 @@ class TestAIP:
         h = Hierarchy(machine(), p)
         run(h, [(0, PA), (2, PB), (2, PB, STORE), (4, PA, STORE)])
         assert lines_in(h) == {0, 2}
-        assert p.l1.count[0, 0, way_of(h, 0)] == 3
-        assert p.l1.max_present[0, 0, way_of(h, 2)] == 1
+        assert p.l1.lines["count"][0, 0, way_of(h, 0)] == 3
+        assert p.l1.lines["max_present"][0, 0, way_of(h, 2)] == 1
 
 
 class TestLvP:
@@ -298,8 +298,8 @@ class TestLvP:
         f = [filler(k) for k in range(1, 12)]
         # Gen 1: A hit twice (C = 2); set accesses do not count. f4 evicts A: entry (2, 2 == 0 -> 0).
         run(h, [(A, PA), (A, PA), (A, PA), *f[0:3]])
-        assert st.count[0, 0, way_of(h, A)] == 2
-        assert st.count[0, 0, way_of(h, 101)] == 0
+        assert st.lines["count"][0, 0, way_of(h, A)] == 2
+        assert st.lines["count"][0, 0, way_of(h, 101)] == 0
         run(h, [f[3]])
         assert entry(p, PA, A) == (2, 0)
         # Gen 2: same live time: entry (2, conf 1). f1 (never hit) is now confident with 0.
@@ -344,7 +344,7 @@ class TestProperties:
         pol = Hierarchy(gpu, p)
         assert (pol.run(a, outcomes=True) == base.run(a, outcomes=True)).all()
         assert pol.stats(per_sm=True) == base.stats(per_sm=True)
-        assert p.l1.table_conf.any() and p.stats()["expired_victims"] == 0
+        assert p.l1.table["conf"].any() and p.stats()["expired_victims"] == 0
         # The same policy with its decisions on behaves differently on this trace.
         active = Hierarchy(gpu, CounterBypass())
         assert (active.run(a, outcomes=True) != Hierarchy(gpu).run(a, outcomes=True)).any()

@@ -32,7 +32,7 @@ from golden.configs import preset
 from golden.configs.schema import REPLACEMENTS, WRITE_POLICIES, CacheConfig, GPUConfig
 from golden.errors import InputError
 from golden.policies import get_policy
-from golden.policies.pc_bypass import STAT_NAMES, PCBypass
+from golden.policies.pc_bypass import STATS_DTYPE, PCBypass
 from golden.trace.coalesce import ACCESS_DTYPE
 from golden.units.pc_hash import pc_hash
 
@@ -76,17 +76,17 @@ def stepwise(h: Hierarchy, p: PCBypass, seq, entries=(HA,), sm: int = 0):
     outs, counts = [], []
     for acc in seq:
         outs += run(h, [acc])
-        counts.append(tuple(int(p.l1_state[1][sm, e]) for e in entries))
+        counts.append(tuple(int(p.l1.counters[sm, e]) for e in entries))
     return outs, counts
 
 
 def counter(p: PCBypass, entry: int, sm: int = 0) -> int:
-    return int(p.l1_state[1][sm, entry])
+    return int(p.l1.counters[sm, entry])
 
 
 def hpc(p: PCBypass, s: int, w: int, sm: int = 0) -> int:
     """Hashed PC stored with way ``w`` of L1 set ``s`` (2 ways)."""
-    return int(p.l1_state[2][sm, s * 2 + w])
+    return int(p.l1.lines["hpc"][sm, s, w])
 
 
 def l1_lines(h: Hierarchy, s: int = 0, sm: int = 0) -> list[int]:
@@ -97,14 +97,14 @@ def l1_lines(h: Hierarchy, s: int = 0, sm: int = 0) -> list[int]:
 def l2_bit(h: Hierarchy, p: PCBypass, line: int) -> int:
     """The bypassBit of the L2 line holding ``line``."""
     s, w = np.argwhere(h.levels["l2"].tag[0] == line)[0]
-    return int(p.l2_state[1][s, w])
+    return int(p.l2.bits[s, w])
 
 
 def pstats(p: PCBypass, sm: int | None = None) -> dict[str, int]:
     """Policy statistics without coverage; one SM's row when ``sm`` is given."""
     if sm is None:
         return {k: v for k, v in p.stats().items() if k != "coverage"}
-    return dict(zip(STAT_NAMES, p.l1_state[4][sm].tolist(), strict=True))
+    return {name: int(p.l1.stats[name][sm]) for name in STATS_DTYPE.names}
 
 
 def stream(n: int, pc: int = PS, start: int = 0) -> list[tuple[int, int]]:
@@ -117,16 +117,15 @@ def stream(n: int, pc: int = PS, start: int = 0) -> list[tuple[int, int]]:
 def test_init_and_registry():
     p = get_policy("pc-bypass", threshold=3)
     assert isinstance(p, PCBypass) and p.threshold == 3 and p.entries == 128
-    with pytest.raises(RuntimeError, match="not been attached"):
-        p.stats()
+    assert p.stats() == {**dict.fromkeys(STATS_DTYPE.names, 0), "coverage": 0.0}  # zeros before a run
     with pytest.raises(ValueError, match="A 6-bit PC hash cannot index 128 entries"):
         PCBypass(hash_bits=6)
     with pytest.raises(ValueError, match="Threshold must be 0 to 16, not 17"):
         PCBypass(threshold=17)
     h, p = attach(n_sm=2)
-    assert p.l1_state[1].shape == (2, 128) and p.l1_state[1].dtype == np.uint8
-    assert p.l1_state[2].shape == (2, 4)  # one hashed PC per L1 line
-    assert p.l2_state[1].shape == (128, 8)  # one bit per L2 line
+    assert p.l1.counters.shape == (2, 128) and p.l1.counters.dtype == np.uint8
+    assert p.l1.lines.shape == (2, 2, 2)  # one hashed PC per L1 line
+    assert p.l2.bits.shape == (128, 8)  # one bit per L2 line
 
 
 def test_hash_by_hand():
@@ -220,7 +219,7 @@ def test_plru_trains_the_plru_victim():
         p = PCBypass()
         h = Hierarchy(machine(1, replacement, sets=1, ways=4), p)
         assert run(h, seq) == [4, 4, 4, 4, 1, 4]
-        assert p.l1_state[1][0, 32:36].tolist() == [1 if e == trained else 0 for e in range(32, 36)]
+        assert p.l1.counters[0, 32:36].tolist() == [1 if e == trained else 0 for e in range(32, 36)]
 
 
 # --- misprediction correction --------------------------------------------------------------------
@@ -273,9 +272,9 @@ def test_l2_fill_clears_the_bit():
     p = PCBypass(threshold=0)
     h = Hierarchy(gpu, p)
     assert run(h, [(0, PS), (1, PS)]) == [4 | BYP] * 2
-    assert p.l2_state[1].tolist() == [[1, 1]]
+    assert p.l2.bits.tolist() == [[1, 1]]
     assert run(h, [(2, PS)]) == [4 | BYP]
-    assert h.levels["l2"].tag[0, 0].tolist() == [2, 1] and p.l2_state[1].tolist() == [[1, 1]]
+    assert h.levels["l2"].tag[0, 0].tolist() == [2, 1] and p.l2.bits.tolist() == [[1, 1]]
     assert pstats(p)["corrections"] == 0 and not h.levels["l1"].valid.any()
 
 
@@ -285,9 +284,9 @@ def test_without_correction_a_predicted_bypass_is_never_installed():
     # but no bit is kept or returned, so they are bypassed as well.
     assert run(h, stream(5) + [(8, PS), (8, PS)]) == [4, 4, 4, 4, 4 | BYP, 2 | BYP, 2 | BYP]
     assert sorted(l1_lines(h)) == [4, 6] and counter(p, HA) == 2
-    assert not p.l2_state[1].any()
+    assert not p.l2.bits.any()
     assert pstats(p)["corrections"] == 0 and pstats(p)["bypasses"] == 3
-    assert p.storage_bits()["l2_bypass_bits"] == 0
+    assert "l2.bypass_bits" not in p.storage_bits(h.gpu)
 
 
 # --- saturation and threshold ----------------------------------------------------------------------
@@ -366,11 +365,10 @@ def test_store_hit_trains_with_store_reuse(op, store_reuse, outcome, trains):
 # --- storage ---------------------------------------------------------------------------------------
 
 def test_storage_tian15():
-    p = PCBypass()
-    Hierarchy(preset("tian15"), p)
     # tian15 Section 4.1: 128 x 4 bits of table (64 B) and 256 lines x 7 bits (224 B) per L1;
-    # one bit per L2 line (256 KB / 64 B = 4096 lines, 0.5 KB).
-    assert p.storage_bits() == {"prediction_table": 512, "l1_hashed_pc": 1792, "l2_bypass_bits": 4096}
+    # one bit per L2 line (256 KB / 64 B = 4096 lines, 0.5 KB). No attachment needed.
+    assert PCBypass().storage_bits(preset("tian15")) == {
+        "l1.prediction_table": 512, "l1.hashed_pc": 1792, "l2.bypass_bits": 4096}
 
 
 # --- threshold 16 equals the baseline --------------------------------------------------------------

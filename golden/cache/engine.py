@@ -22,7 +22,7 @@ Engine
 
 Hooks
     Each level's policy hooks come as a tuple (the fields of
-    ``golden.policies.base.LevelHooks``) or ``None`` for the baseline; the
+    :class:`golden.cache.hooks.LevelHooks`) or ``None`` for the baseline; the
     three levels' hooks are separate arguments. numba compiles the engine
     once per distinct combination of hook functions, and ``if h is None`` is
     decided at compile time, so a baseline level pays nothing. With every
@@ -31,6 +31,9 @@ Hooks
     the same functions compiled in memory only (``*_hooked``): numba keys a
     function-typed argument by the identity of the function object, so a
     disk cache would never be hit and would grow by one entry per process.
+    Every hook receives the policy's state and one per-access context
+    (:data:`golden.cache.hooks.Access`); the per-level dispatchers
+    (``_on_hit`` ...) are generated from :data:`golden.cache.hooks.HOOK_SPECS`.
 
 The exact order of events and hook calls is documented in ``docs/cache.md``.
 """
@@ -45,6 +48,7 @@ from numba.core import types
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
+from golden.cache.hooks import HOOK_SPECS, Access, at_level, dispatcher_source
 from golden.cache.indexing import index_params, set_index
 from golden.cache.replacement import (
     choose_victim,
@@ -101,8 +105,6 @@ WRITE_THROUGH, WRITE_EVICT, WRITE_BACK = range(3)
  O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(22)
 _HEADER = MAX_LEVELS * NP
 _NC = N_COUNTERS
-# Positions in a hooks tuple (the fields of ``golden.policies.base.LevelHooks``).
-H_STATE, H_ON_HIT, H_ON_MISS, H_ON_REQUEST, H_ON_RESPONSE, H_VICTIM, H_ON_EVICT, H_ON_FILL = range(8)
 
 
 class LevelState:
@@ -328,114 +330,46 @@ def _engine_hooks(h):
 def _ol_engine_hooks(h):
     if isinstance(h, types.NoneType):
         return lambda h: None
-    return lambda h: (_borrow(h[0]), h[1], h[2], h[3], h[4], h[5], h[6], h[7])
+    return lambda h: (_borrow(h[0]),) + h[1:]
 
 
-# Hook dispatch by level. ``h is None`` is decided at compile time because
-# each ``h`` is an argument of these functions.
-@nb.njit(nogil=True, inline="always")
-def _on_hit(h1, h2, h3, L, c, s, w, line, pc, op, t):
-    if L == 0:
-        if h1 is not None:
-            h1[H_ON_HIT](h1[H_STATE], c, s, w, line, pc, op, t)
-    elif L == 1:
-        if h2 is not None:
-            h2[H_ON_HIT](h2[H_STATE], c, s, w, line, pc, op, t)
-    elif h3 is not None:
-        h3[H_ON_HIT](h3[H_STATE], c, s, w, line, pc, op, t)
+def _dispatcher(name: str):
+    """The engine's dispatcher of hook ``name`` over the levels, generated from its spec.
+
+    ``hK is None`` is decided at compile time because each ``hK`` is an argument.
+    """
+    spec = next(h for h in HOOK_SPECS if h.name == name)
+    names: dict = {"np": np}
+    exec(compile(dispatcher_source(spec, MAX_LEVELS), f"<engine dispatch_{name}>", "exec"), names)  # noqa: S102
+    return nb.njit(nogil=True, inline="always")(names[f"dispatch_{name}"])
 
 
-@nb.njit(nogil=True, inline="always")
-def _on_miss(h1, h2, h3, L, c, s, line, pc, op, t):
-    if L == 0:
-        if h1 is not None:
-            return np.int64(h1[H_ON_MISS](h1[H_STATE], c, s, line, pc, op, t))
-    elif L == 1:
-        if h2 is not None:
-            return np.int64(h2[H_ON_MISS](h2[H_STATE], c, s, line, pc, op, t))
-    elif h3 is not None:
-        return np.int64(h3[H_ON_MISS](h3[H_STATE], c, s, line, pc, op, t))
-    return np.int64(0)
+_on_hit = _dispatcher("on_hit")
+_on_miss = _dispatcher("on_miss")
+_on_request = _dispatcher("on_request")
+_on_response = _dispatcher("on_response")
+_victim = _dispatcher("victim")
+_on_evict = _dispatcher("on_evict")
+_on_fill = _dispatcher("on_fill")
 
 
-@nb.njit(nogil=True, inline="always")
-def _on_request(h1, h2, h3, L, c, s, w, line, flags, t):
-    if L == 0:
-        if h1 is not None:
-            return np.int64(h1[H_ON_REQUEST](h1[H_STATE], c, s, w, line, flags, t))
-    elif L == 1:
-        if h2 is not None:
-            return np.int64(h2[H_ON_REQUEST](h2[H_STATE], c, s, w, line, flags, t))
-    elif h3 is not None:
-        return np.int64(h3[H_ON_REQUEST](h3[H_STATE], c, s, w, line, flags, t))
-    return np.int64(0)
-
-
-@nb.njit(nogil=True, inline="always")
-def _on_response(h1, h2, h3, L, c, s, line, pc, op, flags, resp, t):
-    if L == 0:
-        if h1 is not None:
-            return np.int64(h1[H_ON_RESPONSE](h1[H_STATE], c, s, line, pc, op, flags, resp, t))
-    elif L == 1:
-        if h2 is not None:
-            return np.int64(h2[H_ON_RESPONSE](h2[H_STATE], c, s, line, pc, op, flags, resp, t))
-    elif h3 is not None:
-        return np.int64(h3[H_ON_RESPONSE](h3[H_STATE], c, s, line, pc, op, flags, resp, t))
-    return np.int64(0)
-
-
-@nb.njit(nogil=True, inline="always")
-def _victim(h1, h2, h3, L, c, s, way, t):
-    if L == 0:
-        if h1 is not None:
-            return np.int64(h1[H_VICTIM](h1[H_STATE], c, s, way, t))
-    elif L == 1:
-        if h2 is not None:
-            return np.int64(h2[H_VICTIM](h2[H_STATE], c, s, way, t))
-    elif h3 is not None:
-        return np.int64(h3[H_VICTIM](h3[H_STATE], c, s, way, t))
-    return way
-
-
-@nb.njit(nogil=True, inline="always")
-def _on_evict(h1, h2, h3, L, c, s, w, line, dirty, t):
-    if L == 0:
-        if h1 is not None:
-            h1[H_ON_EVICT](h1[H_STATE], c, s, w, line, dirty, t)
-    elif L == 1:
-        if h2 is not None:
-            h2[H_ON_EVICT](h2[H_STATE], c, s, w, line, dirty, t)
-    elif h3 is not None:
-        h3[H_ON_EVICT](h3[H_STATE], c, s, w, line, dirty, t)
-
-
-@nb.njit(nogil=True, inline="always")
-def _on_fill(h1, h2, h3, L, c, s, w, line, pc, op, t):
-    if L == 0:
-        if h1 is not None:
-            h1[H_ON_FILL](h1[H_STATE], c, s, w, line, pc, op, t)
-    elif L == 1:
-        if h2 is not None:
-            h2[H_ON_FILL](h2[H_STATE], c, s, w, line, pc, op, t)
-    elif h3 is not None:
-        h3[H_ON_FILL](h3[H_STATE], c, s, w, line, pc, op, t)
-
-
-def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
+def _access(buf, p, h1, h2, h3, L, a, flags):
     """One request at level ``L`` (0-based) of the chain in ``buf``; ``p`` is its header row.
 
-    ``c`` is the instance (the SM at the first level, 0 below), ``line`` is
-    in this level's line units, ``op`` is LOAD, STORE or ATOMIC (writebacks
-    arrive as STORE), ``flags`` the request flags of a fill request from the
-    level above, ``t`` the index of the demand access. At level 0 the
-    request is a demand access from an SM; below, a request from the level
-    above. Returns ``(served, resp)``: the outcome code (the first level
-    whose lookup hit, ``MEMORY`` if none did, plus ``BYPASSED``) and, for a
-    fill request, the response bits of ``on_request``.
+    ``a`` is the request's :data:`~golden.cache.hooks.Access` at this level:
+    ``a.c`` the instance (the SM at the first level, 0 below), ``a.line`` in
+    this level's line units, ``a.op`` LOAD, STORE or ATOMIC (write-backs
+    arrive as STORE); ``flags`` are the request flags of a fill request from
+    the level above. At level 0 the request is a demand access from an SM;
+    below, a request from the level above. Returns ``(served, resp)``: the
+    outcome code (the first level whose lookup hit, ``MEMORY`` if none did,
+    plus ``BYPASSED``) and, for a fill request, the response bits of
+    ``on_request``.
 
     The next level is reached by calling ``_access`` (the name is bound to
     the cached or the hooked compiled copy, see the module docstring).
     """
+    c, line, op = a.c, a.line, a.op
     ways = p[P_WAYS]
     repl = p[P_REPL]
     tag = _at(buf, p[O_TAG])
@@ -453,6 +387,7 @@ def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
         if tag[base + w] == line:
             way = np.int64(w)
             break
+    a = at_level(a, c, op, line, s, way)
     demand = L == 0
     has_next = p[P_HAS_NEXT] != 0
     served = np.int64(L + 1)
@@ -466,7 +401,7 @@ def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
     if way >= 0:
         ctr[C_READ_HITS if is_load else C_WRITE_HITS] += 1
         touch(repl, stamp, freq, tree, clock, sid, base, way, ways)
-        _on_hit(h1, h2, h3, L, c, s, way, line, pc, op, t)
+        _on_hit(h1, h2, h3, L, a)
         if not is_load:
             if policy == WRITE_BACK:
                 dirty[base + way] = 1
@@ -474,22 +409,23 @@ def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
                 forward = True
                 if policy == WRITE_EVICT:
                     ctr[C_EVICTIONS] += 1
-                    _on_evict(h1, h2, h3, L, c, s, way, line, dirty[base + way], t)
+                    _on_evict(h1, h2, h3, L, a, way, line, dirty[base + way])
                     tag[base + way] = -1
                     dirty[base + way] = 0
                     invalidate(stamp, freq, base, way)
     elif is_load or policy == WRITE_BACK:
         # Miss with allocation: fetch the line, then fill it unless the policy bypasses.
         ctr[C_READ_MISSES if is_load else C_WRITE_MISSES] += 1
-        req = _on_miss(h1, h2, h3, L, c, s, line, pc, op, t)
+        req = _on_miss(h1, h2, h3, L, a)
         resp = np.int64(0)
         if has_next:
             q = _params(buf, (L + 1) * NP)
-            served, resp = _access(buf, q, h1, h2, h3, L + 1, np.int64(0),
-                                   line >> (q[P_LSHIFT] - p[P_LSHIFT]), pc, np.int64(LOAD), req, t)
+            below = at_level(a, np.int64(0), np.int64(LOAD), line >> (q[P_LSHIFT] - p[P_LSHIFT]),
+                             np.int64(-1), np.int64(-1))
+            served, resp = _access(buf, q, h1, h2, h3, L + 1, below, req)
         else:
             served = np.int64(MEMORY)
-        if _on_response(h1, h2, h3, L, c, s, line, pc, op, req, resp, t) != 0:
+        if _on_response(h1, h2, h3, L, a, req, resp) != 0:
             ctr[C_BYPASSES] += 1
             forward = not is_load  # a bypassed store is written below instead
             if demand:
@@ -497,41 +433,44 @@ def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
         else:
             rng = _at_u64(buf, p[O_RNG])
             v = choose_victim(repl, tag, stamp, freq, tree, rng, c, sid, base, ways)
-            v = _victim(h1, h2, h3, L, c, s, v, t)
+            v = _victim(h1, h2, h3, L, a, v)
             old = tag[base + v]
             if old >= 0:
                 ctr[C_EVICTIONS] += 1
                 was_dirty = dirty[base + v]
-                _on_evict(h1, h2, h3, L, c, s, v, old, was_dirty, t)
+                _on_evict(h1, h2, h3, L, a, v, old, was_dirty)
                 if was_dirty:
                     ctr[C_WRITEBACKS] += 1
                     if has_next:
                         q = _params(buf, (L + 1) * NP)
-                        _access(buf, q, h1, h2, h3, L + 1, np.int64(0), old >> (q[P_LSHIFT] - p[P_LSHIFT]),
-                                pc, np.int64(STORE), np.int64(0), t)
+                        wb = at_level(a, np.int64(0), np.int64(STORE), old >> (q[P_LSHIFT] - p[P_LSHIFT]),
+                                      np.int64(-1), np.int64(-1))
+                        _access(buf, q, h1, h2, h3, L + 1, wb, np.int64(0))
             tag[base + v] = line
             dirty[base + v] = 0 if is_load else 1
             insert(repl, stamp, freq, tree, clock, sid, base, v, ways)
             ctr[C_FILLS] += 1
-            _on_fill(h1, h2, h3, L, c, s, v, line, pc, op, t)
             way = v
+            a = at_level(a, c, op, line, s, way)
+            _on_fill(h1, h2, h3, L, a)
     else:
         # Store miss without write-allocate. No fill request: on_miss's flags go nowhere.
         ctr[C_WRITE_MISSES] += 1
-        _on_miss(h1, h2, h3, L, c, s, line, pc, op, t)
+        _on_miss(h1, h2, h3, L, a)
         forward = True
         take_below = True
     if forward:
-        below = np.int64(MEMORY)
+        below_served = np.int64(MEMORY)
         if has_next:
             q = _params(buf, (L + 1) * NP)
-            below, _ = _access(buf, q, h1, h2, h3, L + 1, np.int64(0), line >> (q[P_LSHIFT] - p[P_LSHIFT]),
-                               pc, op, np.int64(0), t)
+            fwd = at_level(a, np.int64(0), op, line >> (q[P_LSHIFT] - p[P_LSHIFT]), np.int64(-1),
+                           np.int64(-1))
+            below_served, _ = _access(buf, q, h1, h2, h3, L + 1, fwd, np.int64(0))
         if take_below:
-            served = below
+            served = below_served
     resp_up = np.int64(0)
     if is_load and not demand:
-        resp_up = _on_request(h1, h2, h3, L, c, s, way, line, flags, t)
+        resp_up = _on_request(h1, h2, h3, L, at_level(a, c, op, line, s, way), flags)
     return served, resp_up
 
 
@@ -539,16 +478,19 @@ def _access(buf, p, h1, h2, h3, L, c, line, pc, op, flags, t):
 _access_first = None
 
 
-def _loop(buf, h1, h2, h3, sm, op, pc, line, t0, out):
+def _loop(buf, h1, h2, h3, acc, t0, out):
     p = _params(buf, 0)
-    for i in range(line.size):
-        served, _ = _access_first(buf, p, h1, h2, h3, 0, np.int64(sm[i]), line[i], np.int64(pc[i]),
-                                  np.int64(op[i]), np.int64(0), t0 + i)
+    for i in range(acc.size):
+        r = acc[i]
+        a = Access(np.int64(r.sm), np.int64(r.sm), np.int64(r.warp), np.int64(r.cta), np.int64(r.kernel),
+                   np.int64(r.pc), np.int64(r.op), np.int64(r.sectors), np.int64(r.line), np.int64(-1),
+                   np.int64(-1), np.int64(r.cycle), np.int64(r.stream), t0 + i)
+        served, _ = _access_first(buf, p, h1, h2, h3, 0, a, np.int64(0))
         out[i] = served
 
 
-def _run(buf, h1, h2, h3, sm, op, pc, line, t0, out):
-    _loop(_ptr(buf), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), sm, op, pc, line, t0, out)
+def _run(buf, h1, h2, h3, acc, t0, out):
+    _loop(_ptr(buf), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), acc, t0, out)
 
 
 def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
@@ -577,8 +519,7 @@ _CACHED = _compile_family(cache=True)
 _HOOKED = _compile_family(cache=False)
 
 
-def run(state: EngineState, hooks: list, sm: np.ndarray, op: np.ndarray, pc: np.ndarray,
-        line: np.ndarray, t0: int) -> np.ndarray:
+def run(state: EngineState, hooks: list, accesses: np.ndarray, t0: int) -> np.ndarray:
     """Run demand accesses through the levels of ``state``.
 
     Parameters
@@ -587,11 +528,11 @@ def run(state: EngineState, hooks: list, sm: np.ndarray, op: np.ndarray, pc: np.
         The levels; updated in place.
     hooks : list
         One entry per level: a ``LevelHooks`` or None (baseline).
-    sm, op, pc, line : numpy.ndarray
-        ``uint16`` SM (first-level instance), ``uint8`` op, ``uint32`` PC and
-        ``int64`` line number (first-level units) of each access, contiguous.
+    accesses : numpy.ndarray
+        Contiguous rows of :data:`~golden.trace.coalesce.ACCESS_DTYPE`; ``line``
+        in first-level units, ``sm`` the first-level instance.
     t0 : int
-        Index of the first access in the whole stream (the hooks' ``t``).
+        Index of the first access in the whole stream (the hooks' ``a.t``).
 
     Returns
     -------
@@ -600,8 +541,8 @@ def run(state: EngineState, hooks: list, sm: np.ndarray, op: np.ndarray, pc: np.
     """
     h = list(hooks) + [None] * (MAX_LEVELS - len(hooks))
     family = _CACHED if all(x is None for x in h) else _HOOKED
-    out = np.empty(line.size, np.uint8)
-    family.run(state.buf, h[0], h[1], h[2], sm, op, pc, line, np.int64(t0), out)
+    out = np.empty(accesses.size, np.uint8)
+    family.run(state.buf, h[0], h[1], h[2], accesses, np.int64(t0), out)
     return out
 
 

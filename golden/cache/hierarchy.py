@@ -9,19 +9,25 @@ the same compiled engine (:mod:`golden.cache.engine`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from golden.cache.engine import BYPASSED, LOAD, STORE, EngineState, LevelState, run, run_loads
+from golden.cache.engine import BYPASSED, STORE, EngineState, LevelState, run, run_loads
+from golden.cache.hooks import BASELINE_HOOKS, LevelHooks
 from golden.cache.stats import counter_dict
 from golden.configs.schema import CacheConfig, GPUConfig
-from golden.policies.base import BASELINE_HOOKS, Baseline, LevelHooks, Policy
+from golden.trace.coalesce import ACCESS_DTYPE
 
-__all__ = ["Hierarchy", "Cache", "OUTCOME_BYPASSED", "check_accesses"]
+if TYPE_CHECKING:
+    from golden.policies.base import Policy
+
+__all__ = ["Hierarchy", "Cache", "OUTCOME_BYPASSED", "check_accesses", "as_access_rows"]
 
 #: Bit 7 of an outcome: the first level bypassed the access.
 OUTCOME_BYPASSED = BYPASSED
 
-_SM_DTYPE, _OP_DTYPE, _PC_DTYPE = np.uint16, np.uint8, np.uint32
+_OP_DTYPE = np.uint8
 
 
 def check_accesses(accesses: np.ndarray, n_sm: int) -> None:
@@ -47,11 +53,27 @@ def check_accesses(accesses: np.ndarray, n_sm: int) -> None:
         raise ValueError("accesses: line numbers must be below 2**62")
 
 
-def _column(values: np.ndarray | None, n: int, default: int, dtype: type, name: str) -> np.ndarray:
-    """``values`` as a contiguous ``dtype`` array of length ``n``, or ``default`` broadcast."""
+def as_access_rows(accesses: np.ndarray) -> np.ndarray:
+    """``accesses`` as contiguous :data:`ACCESS_DTYPE` rows (the engine's input).
+
+    A stream that already has that dtype is used as it is; one with only some
+    of its fields (at least ``sm``, ``op``, ``pc``, ``line``) is copied, the
+    missing fields 0.
+    """
+    if accesses.dtype == ACCESS_DTYPE:
+        return np.ascontiguousarray(accesses)
+    rows = np.zeros(len(accesses), ACCESS_DTYPE)
+    for name in accesses.dtype.names:
+        if name in ACCESS_DTYPE.names:
+            rows[name] = accesses[name]
+    return rows
+
+
+def _column(values: np.ndarray | None, n: int, name: str) -> np.ndarray | None:
+    """``values`` as a 1-D array of length ``n`` (None stays None)."""
     if values is None:
-        return np.broadcast_to(dtype(default), (n,))
-    values = np.ascontiguousarray(np.atleast_1d(values), dtype=dtype)
+        return None
+    values = np.atleast_1d(np.asarray(values))
     if values.size != n:
         raise ValueError(f"{name}: must have one entry per line ({n}), not {values.size}")
     return values
@@ -89,6 +111,9 @@ class Hierarchy:
     """
 
     def __init__(self, gpu: GPUConfig, policy: Policy | None = None) -> None:
+        # Imported here: golden.policies builds on golden.cache.
+        from golden.policies.base import Baseline
+
         configs = gpu.levels
         self.gpu = gpu
         self.policy = policy if policy is not None else Baseline()
@@ -132,11 +157,7 @@ class Hierarchy:
         """
         check_accesses(accesses, self.gpu.n_sm)
         hooks = [None if h is BASELINE_HOOKS else h for h in self.hooks.values()]
-        out = run(self._state, hooks,
-                  np.ascontiguousarray(accesses["sm"], dtype=_SM_DTYPE),
-                  np.ascontiguousarray(accesses["op"], dtype=_OP_DTYPE),
-                  np.ascontiguousarray(accesses["pc"], dtype=_PC_DTYPE),
-                  np.ascontiguousarray(accesses["line"], dtype=np.int64), self.t)
+        out = run(self._state, hooks, as_access_rows(accesses), self.t)
         self.t += len(accesses)
         return out if outcomes else None
 
@@ -209,12 +230,16 @@ class Cache:
         if ops is None:  # loads only: the specialised loop (same results)
             self.t += n
             return run_loads(self._engine, lines)
-        # Constant columns are broadcast views: no per-access memory to fill.
-        ops = _column(ops, n, LOAD, _OP_DTYPE, "ops")
-        if ops.strides[0] and n and (ops.min() < 1 or ops.max() > 3):
+        ops = _column(ops, n, "ops")
+        if n and (ops.min() < 1 or ops.max() > 3):
             raise ValueError("ops: must be 1 (load), 2 (store) or 3 (atomic)")
-        out = run(self._engine, [None], _column(None, n, 0, _SM_DTYPE, "sm"), ops,
-                  _column(pcs, n, 0, _PC_DTYPE, "pcs"), lines, self.t)
+        rows = np.zeros(n, ACCESS_DTYPE)
+        rows["line"] = lines
+        rows["op"] = ops
+        pcs = _column(pcs, n, "pcs")
+        if pcs is not None:
+            rows["pc"] = pcs
+        out = run(self._engine, [None], rows, self.t)
         self.t += n
         return out == 1
 

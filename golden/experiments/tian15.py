@@ -16,9 +16,9 @@ import numpy as np
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
+from golden.driver import drive
 from golden.metrics.tian15 import ReuseObserver, false_positives, l1_energy
 from golden.policies.base import get_policy
-from golden.trace.interleave import interleave
 from golden.trace.model import Workload
 
 __all__ = ["CONFIGS", "PAPER", "compare_workload", "suite_average", "storage_overheads"]
@@ -84,20 +84,20 @@ def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = CO
         else:
             pol, machine = get_policy(name, **params.get(name, {})), gpu
         runs.append(_Run(name, pol, Hierarchy(machine, pol), []))
-    keep = {"baseline", "pc-bypass"}
+    keep = [r.name in ("baseline", "pc-bypass") for r in runs]
     sms, lines = [], []
-    cycles = 0
-    for part in interleave(wl, gpu):
-        acc = part.accesses
-        for r in runs:
-            out = r.hierarchy.run(acc, outcomes=r.name in keep)
-            if r.name in keep:
+
+    def collect(chunk) -> None:
+        for r, out in zip(runs, chunk.outcomes, strict=True):
+            if out is not None:
                 r.outcomes.append(out)
-        sms.append(acc["sm"])
-        lines.append(acc["line"])
-        cycles = part.end_cycle
+        sms.append(chunk.accesses["sm"])
+        lines.append(chunk.accesses["line"])
         if progress:
-            progress(len(acc))
+            progress(len(chunk.accesses))
+
+    kernels = drive(wl, gpu, [r.hierarchy for r in runs], outcomes=keep, on_chunk=collect)
+    cycles = kernels[-1].end_cycle if kernels else 0
     by = {r.name: r for r in runs}
     l1 = {r.name: r.hierarchy.stats()["l1"] for r in runs}
     base = l1["baseline"]
@@ -153,12 +153,12 @@ def storage_overheads(gpu: GPUConfig, policy_params: dict | None = None) -> dict
     """Extra storage of each technique for ``gpu``'s caches, in bytes (tian15 Section 4.1)."""
     params = gpu.policy_params if policy_params is None else policy_params
     pc = get_policy("pc-bypass", **params.get("pc-bypass", {}))
-    bits = pc.storage_bits(gpu.l1, gpu.l2)
+    bits = pc.storage_bits(gpu)
     cb = get_policy("counter-bypass", **params.get("counter-bypass", {}))
-    cbits = cb.storage_bits(gpu.l1)
+    cbits = cb.storage(gpu.l1)
     return {
-        "pc-bypass": {"per_l1_bytes": (bits["prediction_table"] + bits["l1_hashed_pc"]) / 8,
-                      "l2_bytes": bits["l2_bypass_bits"] / 8, "detail_bits": bits},
+        "pc-bypass": {"per_l1_bytes": sum(v for k, v in bits.items() if k.startswith("l1.")) / 8,
+                      "l2_bytes": bits.get("l2.bypass_bits", 0) / 8, "detail_bits": bits},
         "counter-bypass": {"per_l1_bytes": cbits["total_bytes"], "detail_bits": cbits},
         "baseline-32KB": {"per_l1_bytes": gpu.l1.size},
     }

@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numba as nb
@@ -37,24 +38,28 @@ from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks
 __all__ = ["ReuseObserver", "false_positives", "CACTI", "l1_energy"]
 
 
-@nb.njit(cache=True, nogil=True)
-def _obs_hit(ps, c, s, w, line, pc, op, t):
-    ways, reused, counts = ps
-    reused[c, s * ways[0] + w] = 1
+#: The observer's state: whether each L1 line was hit since its fill, and eviction counts per SM.
+ObserverState = namedtuple("ObserverState", ["reused", "counts"])
+#: Per-SM eviction counts of the observer.
+COUNTS_DTYPE = np.dtype([("evictions", "<i8"), ("zero_reuse", "<i8")])
 
 
 @nb.njit(cache=True, nogil=True)
-def _obs_fill(ps, c, s, w, line, pc, op, t):
-    ways, reused, counts = ps
-    reused[c, s * ways[0] + w] = 0
+def _obs_hit(ps, a):
+    ps.reused[a.c, a.set, a.way] = 1
 
 
 @nb.njit(cache=True, nogil=True)
-def _obs_evict(ps, c, s, w, line, dirty, t):
-    ways, reused, counts = ps
-    counts[c, 0] += 1
-    if not reused[c, s * ways[0] + w]:
-        counts[c, 1] += 1
+def _obs_fill(ps, a):
+    ps.reused[a.c, a.set, a.way] = 0
+
+
+@nb.njit(cache=True, nogil=True)
+def _obs_evict(ps, a, way, line, dirty):
+    counts = ps.counts[a.c]
+    counts.evictions += 1
+    if not ps.reused[a.c, a.set, way]:
+        counts.zero_reuse += 1
 
 
 class ReuseObserver(Policy):
@@ -68,24 +73,28 @@ class ReuseObserver(Policy):
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
         if level != "l1":
             return BASELINE_HOOKS
-        self.counts = np.zeros((n_caches, 2), np.int64)
-        state = (np.array([cfg.assoc], np.int64), np.zeros((n_caches, cfg.lines), np.uint8), self.counts)
+        self.counts = np.zeros(n_caches, COUNTS_DTYPE)
+        state = ObserverState(reused=np.zeros((n_caches, cfg.sets, cfg.assoc), np.uint8), counts=self.counts)
         return make_hooks(state, on_hit=_obs_hit, on_fill=_obs_fill, on_evict=_obs_evict)
 
-    def _counts(self) -> np.ndarray:
-        if self.counts is None:
-            raise RuntimeError("the observer has not been attached to a hierarchy")
-        return self.counts
+    def stats(self) -> dict[str, int | float]:
+        """Evictions, zero-reuse evictions and their share (zeros before a run)."""
+        return {"evictions": self.evictions, "zero_reuse_evictions": self.zero_reuse_evictions,
+                "zero_reuse_share": self.zero_reuse_share}
+
+    def reset(self) -> None:
+        if self.counts is not None:
+            self.counts.fill(0)
 
     @property
     def evictions(self) -> int:
         """L1 evictions, all SMs."""
-        return int(self._counts()[:, 0].sum())
+        return 0 if self.counts is None else int(self.counts["evictions"].sum())
 
     @property
     def zero_reuse_evictions(self) -> int:
         """L1 evictions of blocks never hit since their fill, all SMs."""
-        return int(self._counts()[:, 1].sum())
+        return 0 if self.counts is None else int(self.counts["zero_reuse"].sum())
 
     @property
     def zero_reuse_share(self) -> float:

@@ -1,11 +1,14 @@
 """Cache-management policies, plugged into the cache model through per-level hooks.
 
-Re-exports the hook interface and the registry; each technique lives in its
-own module and registers itself with :func:`register_policy`.
+Re-exports the policy protocol, the hook interface and the registry; each
+technique lives in its own module and registers itself with
+:func:`register_policy`.
 """
 
 from golden.policies.base import (
+    ACCESS_FIELDS,
     BASELINE_HOOKS,
+    Access,
     Baseline,
     LevelHooks,
     Policy,
@@ -16,6 +19,8 @@ from golden.policies.base import (
 )
 
 __all__ = [
+    "ACCESS_FIELDS",
+    "Access",
     "BASELINE_HOOKS",
     "Baseline",
     "LevelHooks",

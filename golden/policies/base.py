@@ -1,58 +1,43 @@
-"""The policy hook interface, the baseline policy and the policy registry.
+"""The policy protocol, the baseline policy and the policy registry.
 
-A policy plugs into each cache level through a :class:`LevelHooks`: a tuple
-of numpy arrays it owns (``state``) and seven compiled functions that the
-cache engine calls at fixed points of every access. The engine is compiled
-once per distinct set of hook functions (numba specialises it on them), so a
-policy never changes the engine and costs nothing at levels it leaves alone.
+A policy plugs into each cache level through a
+:class:`~golden.cache.hooks.LevelHooks`: its state for that level and one
+compiled function per hook, which the cache engine calls at fixed points of
+every access with one per-access context (:data:`~golden.cache.hooks.Access`:
+SM, warp, CTA, kernel, PC, op, sector mask, line, set, way, cycle, stream,
+access index). The hooks and the context are defined in
+:mod:`golden.cache.hooks`; the engine is compiled once per distinct set of
+hook functions, so a policy never changes the engine and costs nothing at
+levels it leaves alone.
 
-Hook signatures (every hook takes the policy's ``state`` tuple first; all
-other arguments are int64):
+State is named: a policy keeps each level's state in a named tuple of numpy
+arrays and int64 scalars (numba compiles it as fast as a plain tuple), with
+numpy structured dtypes for per-line metadata, per-instance statistics and
+transaction logs. No hook unpacks state by position.
 
-``on_hit(ps, c, s, w, line, pc, op, t) -> None``
-    a lookup hit way ``w`` of set ``s``.
-``on_miss(ps, c, s, line, pc, op, t) -> int``
-    a lookup missed; returns the request flags sent with the fill request
-    to the next level (bit 0: "predicted bypass"; other bits are free).
-``on_request(ps, c, s, w, line, flags, t) -> int``
-    at a lower level, after it has served a fill request from the level
-    above (``w`` is the way now holding the line, -1 if this level
-    bypassed it); returns the response bits sent back up.
-``on_response(ps, c, s, line, pc, op, flags, resp, t) -> int``
-    at the level that missed, when the line arrives: 1 = bypass (do not
-    fill), 0 = fill.
-``victim(ps, c, s, default_way, t) -> int``
-    the way to fill; return ``default_way`` to keep the replacement policy's
-    choice (which is the lowest invalid way when there is one).
-``on_evict(ps, c, s, w, line, dirty, t) -> None``
-    a valid line is about to leave way ``w`` (replaced, or invalidated by a
-    write-evict store hit).
-``on_fill(ps, c, s, w, line, pc, op, t) -> None``
-    ``line`` has been installed in way ``w``.
-
-``c`` is the cache instance (the SM for an L1, 0 for a shared level), ``s``
-the set, ``line`` the line number in the level's own line units, ``pc`` the
-PC of the access, ``op`` 1 load / 2 store / 3 atomic (at a lower level: the
-kind of request, a writeback being a store), and ``t`` the index of the
-demand access in the whole stream. The order in which the engine calls the
-hooks is given in ``docs/cache.md``.
-
-Hooks must be ``numba.njit`` functions. A policy keeps everything it
-learns in ``state`` arrays, which the engine passes through untouched.
+Every policy implements the same protocol (:class:`Policy`):
+``level_hooks``, ``stats()`` (fixed keys, zeros before a run), ``reset()``,
+``storage_bits(gpu)`` and ``units()``; a policy that records transaction logs
+for RTL units also lists its ``recorders`` and implements
+``take_transactions()``. Each call of ``level_hooks`` builds new state, so a
+policy attached to two hierarchies runs two independent states
+(``stats()``, ``reset()`` and ``take_transactions()`` see the latest).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections import namedtuple
 
-import numba as nb
+import numpy as np
 
-from golden.configs.schema import CacheConfig
+from golden.cache.hooks import ACCESS_FIELDS, BASELINE_HOOKS, Access, LevelHooks, make_hooks
+from golden.configs.schema import CacheConfig, GPUConfig
 from golden.errors import InputError
 from golden.plugins import import_submodules
 
 __all__ = [
+    "ACCESS_FIELDS",
+    "Access",
     "LevelHooks",
     "BASELINE_HOOKS",
     "make_hooks",
@@ -63,99 +48,23 @@ __all__ = [
     "policy_names",
 ]
 
-#: The hooks of one cache level; see the module docstring.
-LevelHooks = namedtuple(
-    "LevelHooks", ["state", "on_hit", "on_miss", "on_request", "on_response", "victim", "on_evict", "on_fill"]
-)
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_on_hit(ps, c, s, w, line, pc, op, t):
-    """Baseline ``on_hit``: nothing."""
-    return None
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_on_miss(ps, c, s, line, pc, op, t):
-    """Baseline ``on_miss``: no request flags."""
-    return 0
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_on_request(ps, c, s, w, line, flags, t):
-    """Baseline ``on_request``: no response bits."""
-    return 0
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_on_response(ps, c, s, line, pc, op, flags, resp, t):
-    """Baseline ``on_response``: always fill."""
-    return 0
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_victim(ps, c, s, default_way, t):
-    """Baseline ``victim``: the replacement policy's choice."""
-    return default_way
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_on_evict(ps, c, s, w, line, dirty, t):
-    """Baseline ``on_evict``: nothing."""
-    return None
-
-
-@nb.njit(cache=True, nogil=True)
-def noop_on_fill(ps, c, s, w, line, pc, op, t):
-    """Baseline ``on_fill``: nothing."""
-    return None
-
-
-#: The baseline hooks. The cache engine recognises this very object and runs
-#: its hook-free (disk-cached) variant for such levels.
-BASELINE_HOOKS = LevelHooks(
-    (), noop_on_hit, noop_on_miss, noop_on_request, noop_on_response, noop_victim, noop_on_evict, noop_on_fill
-)
-
-
-def make_hooks(state: tuple = (), **hooks) -> LevelHooks:
-    """Hooks with the given functions and the baseline's for the rest.
-
-    Parameters
-    ----------
-    state : tuple
-        The policy's arrays for this level.
-    **hooks
-        Any of ``on_hit``, ``on_miss``, ``on_request``, ``on_response``,
-        ``victim``, ``on_evict``, ``on_fill``: numba-compiled functions.
-
-    Raises
-    ------
-    TypeError
-        If ``state`` is not a tuple or a hook name is unknown.
-    """
-    if not isinstance(state, tuple):
-        raise TypeError(f"state: must be a tuple of numpy arrays, not {type(state).__name__}")
-    unknown = set(hooks) - set(LevelHooks._fields[1:])
-    if unknown:
-        raise TypeError(f"unknown hooks: {', '.join(sorted(unknown))}; "
-                        f"hooks are {', '.join(LevelHooks._fields[1:])}")
-    return BASELINE_HOOKS._replace(state=state, **hooks)
-
 
 class Policy:
-    """A cache-management policy: hooks per cache level.
+    """A cache-management policy: hooks per cache level, and the protocol every policy shares.
 
     Subclasses set :attr:`name`, register themselves with
-    :func:`register_policy`, and override :meth:`level_hooks` for the levels
-    they act on; the other levels get the baseline hooks.
+    :func:`register_policy`, override :meth:`level_hooks` for the levels they
+    act on (the other levels get the baseline hooks), and override the rest
+    of the protocol where they have something to say.
     """
 
-    #: Registry name (``"baseline"``, ``"tian15"``, ...).
+    #: Registry name (``"baseline"``, ``"pc-bypass"``, ...).
     name = "baseline"
+    #: Names of the transaction logs the policy can record (``take_transactions`` keys).
+    recorders: tuple[str, ...] = ()
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
-        """Hooks for one level.
+        """Hooks, with new state, for one level.
 
         Parameters
         ----------
@@ -172,6 +81,29 @@ class Policy:
             :data:`BASELINE_HOOKS` unless the policy acts on this level.
         """
         return BASELINE_HOOKS
+
+    def stats(self) -> dict[str, int | float]:
+        """The policy's own statistics: always the same keys, zeros before a run."""
+        return {}
+
+    def reset(self) -> None:
+        """Forget everything learned (``Hierarchy.reset`` leaves policy state alone)."""
+
+    def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
+        """Bits of each structure the policy adds to ``gpu``, per instance of its level.
+
+        Keys are ``"<level>.<structure>"`` (``"l1.prediction_table"``): the bits
+        one instance holds (one L1 of one SM, or the shared L2).
+        """
+        return {}
+
+    def units(self) -> tuple[str, ...]:
+        """Names of the RTL units (``catalog`` entries) that implement this policy."""
+        return ()
+
+    def take_transactions(self) -> dict[str, np.ndarray]:
+        """The transactions each recorder logged since the last call (empty without recorders)."""
+        return {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

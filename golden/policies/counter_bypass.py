@@ -50,7 +50,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from golden.configs.schema import CacheConfig
+from golden.configs.schema import CacheConfig, GPUConfig
 from golden.errors import InputError
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.units.pc_hash import pc_hash
@@ -61,6 +61,9 @@ __all__ = [
     "CounterState",
     "CounterBypass",
     "EVENTS",
+    "EVENTS_DTYPE",
+    "LINE_DTYPE",
+    "ENTRY_DTYPE",
 ]
 
 #: Algorithms of Kharbutli and Solihin: access interval and live-time predictor.
@@ -70,146 +73,148 @@ ALGORITHMS = ("aip", "lvp")
 TIAN15_STORAGE_KB = 10.626
 
 _AIP, _LVP = 0, 1
-# Layout of the int64 parameter vector ``prm``.
-P_ALGO, P_BYPASS, P_REPLACE, P_BITS, P_SHIFT, P_CMAX = range(6)
-# Columns of the per-instance event counters ``events``.
-E_EXPIRED, E_PREDICTED = range(2)
-#: Names of the ``events`` columns, in order.
+#: Names of the per-SM event counters, in order.
 EVENTS = ("expired_victims", "predicted_bypasses")
+#: Per-SM event counters.
+EVENTS_DTYPE = np.dtype([(name, "<i8") for name in EVENTS])
+#: Per-line fields (tian15 Section 3.3: 20 bits per tag with AIP) and the recency stamp
+#: (0 = invalid way) the victim rule needs.
+LINE_DTYPE = np.dtype([("hpc", "u1"), ("count", "u1"), ("max_present", "u1"), ("max_past", "u1"),
+                       ("conf", "u1"), ("stamp", "<i8")])
+#: One table entry, indexed by hashed PC (row) and hashed line (column).
+ENTRY_DTYPE = np.dtype([("max_stored", "u1"), ("conf", "u1")])
 
 #: The arrays of the policy at one level (all indexed by cache instance first).
 CounterState = namedtuple(
     "CounterState",
-    ["prm", "hpc", "count", "max_present", "max_past", "conf", "stamp", "clock",
-     "table_max", "table_conf", "events"],
+    ["algorithm", "bypass", "replace", "hash_bits", "pc_shift", "count_max",
+     "lines", "clock", "table", "events"],
 )
-CounterState.__doc__ = """The counter-based policy's arrays for ``n`` L1s of ``S`` sets and ``W`` ways.
+CounterState.__doc__ = """The counter-based policy's state for ``n`` L1s of ``S`` sets and ``W`` ways.
 
-``prm``: int64 parameters; ``hpc``, ``count`` (C), ``max_present``,
-``max_past``, ``conf``: ``uint8[n, S, W]`` per-line fields; ``stamp``:
-``int64[n, S, W]`` recency (0 = invalid way) and ``clock``: ``int64[n]``;
-``table_max`` (maxCstored), ``table_conf``: ``uint8[n, 2^b, 2^b]``, rows
-indexed by the hashed PC and columns by the hashed line; ``events``:
-``int64[n, 2]`` in :data:`EVENTS` order.
+Parameters (int64): ``algorithm`` (0 AIP, 1 LvP), ``bypass``, ``replace``,
+``hash_bits``, ``pc_shift``, ``count_max``. Arrays: ``lines``:
+``LINE_DTYPE[n, S, W]`` per-line fields; ``clock``: ``int64[n]`` recency
+clock; ``table``: ``ENTRY_DTYPE[n, 2^b, 2^b]``; ``events``: ``EVENTS_DTYPE[n]``.
 """
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _hashes(prm, pc, line):
+def _hashes(ps, pc, line):
     """Table row and column: the hashed PC, and the line number XOR-folded the same way.
 
     The line hash is :func:`~golden.units.pc_hash.pc_hash` with the line number as
     the "PC" and shift 0 (every bit of a line number carries information).
     """
-    return pc_hash(pc, prm[P_BITS], prm[P_SHIFT]), pc_hash(line, prm[P_BITS], 0)
+    return pc_hash(pc, ps.hash_bits, ps.pc_shift), pc_hash(line, ps.hash_bits, 0)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _touch(ps, c, s, w):
     """Make way ``w`` the most recently used line of its set."""
-    _, _, _, _, _, _, stamp, clock, _, _, _ = ps
-    clock[c] += 1
-    stamp[c, s, w] = clock[c]
+    ps.clock[c] += 1
+    ps.lines[c, s, w].stamp = ps.clock[c]
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _set_event(ps, c, s):
     """AIP step 1: an access to set ``s`` increments the counter of every valid line in it."""
-    prm, _, count, _, _, _, stamp, _, _, _, _ = ps
-    for w in range(count.shape[2]):
-        if stamp[c, s, w] > 0 and count[c, s, w] < prm[P_CMAX]:
-            count[c, s, w] += 1
+    lines = ps.lines[c, s]
+    for w in range(lines.size):
+        if lines[w].stamp > 0 and lines[w].count < ps.count_max:
+            lines[w].count += 1
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _expired(ps, c, s, w):
-    """Whether the valid line in way ``w`` has expired."""
-    prm, _, count, max_present, max_past, conf, _, _, _, _, _ = ps
-    if conf[c, s, w] == 0:
+def _expired(ps, line):
+    """Whether a valid line (a ``LINE_DTYPE`` record) has expired."""
+    if line.conf == 0:
         return False
-    n = count[c, s, w]
-    if prm[P_ALGO] == _AIP:
-        return n > max_present[c, s, w] and n > max_past[c, s, w]
+    n = line.count
+    if ps.algorithm == _AIP:
+        return n > line.max_present and n > line.max_past
     # LvP: a saturated threshold only says "at least that many hits", so it never expires.
-    return n >= max_past[c, s, w] and max_past[c, s, w] < prm[P_CMAX]
+    return n >= line.max_past and line.max_past < ps.count_max
 
 
 @nb.njit(cache=True, nogil=True)
-def _on_hit(ps, c, s, w, line, pc, op, t):
-    prm, _, count, max_present, _, _, _, _, _, _, _ = ps
-    if prm[P_ALGO] == _AIP:
-        _set_event(ps, c, s)
-        if count[c, s, w] > max_present[c, s, w]:
-            max_present[c, s, w] = count[c, s, w]
-        count[c, s, w] = 0
-    elif count[c, s, w] < prm[P_CMAX]:
-        count[c, s, w] += 1
-    _touch(ps, c, s, w)
+def _on_hit(ps, a):
+    line = ps.lines[a.c, a.set, a.way]
+    if ps.algorithm == _AIP:
+        _set_event(ps, a.c, a.set)
+        if line.count > line.max_present:
+            line.max_present = line.count
+        line.count = 0
+    elif line.count < ps.count_max:
+        line.count += 1
+    _touch(ps, a.c, a.set, a.way)
 
 
 @nb.njit(cache=True, nogil=True)
-def _on_miss(ps, c, s, line, pc, op, t):
-    prm, _, _, _, _, _, _, _, table_max, table_conf, events = ps
-    if prm[P_ALGO] == _AIP:
-        _set_event(ps, c, s)
-    if prm[P_BYPASS] == 0:
+def _on_miss(ps, a):
+    if ps.algorithm == _AIP:
+        _set_event(ps, a.c, a.set)
+    if ps.bypass == 0:
         return 0
-    i, j = _hashes(prm, pc, line)
-    if table_conf[c, i, j] != 0 and table_max[c, i, j] == 0:
-        events[c, E_PREDICTED] += 1
+    i, j = _hashes(ps, a.pc, a.line)
+    entry = ps.table[a.c, i, j]
+    if entry.conf != 0 and entry.max_stored == 0:
+        ps.events[a.c].predicted_bypasses += 1
         return 1
     return 0
 
 
 @nb.njit(cache=True, nogil=True)
-def _on_response(ps, c, s, line, pc, op, flags, resp, t):
+def _on_response(ps, a, flags, resp):
     # The L1 decided at the miss (flag bit 0); the lower levels add nothing.
     return flags & 1
 
 
 @nb.njit(cache=True, nogil=True)
-def _victim(ps, c, s, default_way, t):
-    prm, _, _, _, _, _, stamp, _, _, _, events = ps
-    if prm[P_REPLACE] == 0 or stamp[c, s, default_way] == 0:
+def _victim(ps, a, default_way):
+    lines = ps.lines[a.c, a.set]
+    if ps.replace == 0 or lines[default_way].stamp == 0:
         return default_way  # an invalid way is always filled first
-    ways = stamp.shape[2]
     mru = 0
-    for w in range(1, ways):
-        if stamp[c, s, w] > stamp[c, s, mru]:
+    for w in range(1, lines.size):
+        if lines[w].stamp > lines[mru].stamp:
             mru = w
     best = -1
-    for w in range(ways):
-        if w != mru and _expired(ps, c, s, w) and (best < 0 or stamp[c, s, w] < stamp[c, s, best]):
+    for w in range(lines.size):
+        if w != mru and _expired(ps, lines[w]) and (best < 0 or lines[w].stamp < lines[best].stamp):
             best = w
     if best < 0:
         return default_way
-    events[c, E_EXPIRED] += 1
+    ps.events[a.c].expired_victims += 1
     return best
 
 
 @nb.njit(cache=True, nogil=True)
-def _on_evict(ps, c, s, w, line, dirty, t):
-    prm, hpc, count, max_present, max_past, conf, stamp, _, table_max, table_conf, _ = ps
-    i = hpc[c, s, w]
-    j = pc_hash(line, prm[P_BITS], 0)
-    value = max_present[c, s, w] if prm[P_ALGO] == _AIP else count[c, s, w]
-    table_conf[c, i, j] = 1 if value == max_past[c, s, w] else 0
-    table_max[c, i, j] = value
-    for a in (hpc, count, max_present, max_past, conf):
-        a[c, s, w] = 0
-    stamp[c, s, w] = 0
+def _on_evict(ps, a, way, line, dirty):
+    rec = ps.lines[a.c, a.set, way]
+    entry = ps.table[a.c, rec.hpc, pc_hash(line, ps.hash_bits, 0)]
+    value = rec.max_present if ps.algorithm == _AIP else rec.count
+    entry.conf = 1 if value == rec.max_past else 0
+    entry.max_stored = value
+    rec.hpc = 0
+    rec.count = 0
+    rec.max_present = 0
+    rec.max_past = 0
+    rec.conf = 0
+    rec.stamp = 0
 
 
 @nb.njit(cache=True, nogil=True)
-def _on_fill(ps, c, s, w, line, pc, op, t):
-    prm, hpc, count, max_present, max_past, conf, _, _, table_max, table_conf, _ = ps
-    i, j = _hashes(prm, pc, line)
-    hpc[c, s, w] = i
-    count[c, s, w] = 0
-    max_present[c, s, w] = 0
-    max_past[c, s, w] = table_max[c, i, j]
-    conf[c, s, w] = table_conf[c, i, j]
-    _touch(ps, c, s, w)
+def _on_fill(ps, a):
+    i, j = _hashes(ps, a.pc, a.line)
+    rec = ps.lines[a.c, a.set, a.way]
+    entry = ps.table[a.c, i, j]
+    rec.hpc = i
+    rec.count = 0
+    rec.max_present = 0
+    rec.max_past = entry.max_stored
+    rec.conf = entry.conf
+    _touch(ps, a.c, a.set, a.way)
 
 
 def _check_int(name: str, v, lo: int, hi: int) -> None:
@@ -272,30 +277,26 @@ class CounterBypass(Policy):
         """Hooks for the L1 (new, empty state); the baseline's elsewhere."""
         if level != "l1":
             return BASELINE_HOOKS
-        prm = np.zeros(6, np.int64)
-        prm[[P_ALGO, P_BYPASS, P_REPLACE, P_BITS, P_SHIFT, P_CMAX]] = (
-            ALGORITHMS.index(self.algorithm), self.bypass, self.replace, self.hash_bits, self.pc_shift,
-            (1 << self.counter_bits) - 1)
-        lines = (n_caches, cfg.sets, cfg.assoc)
         side = 1 << self.hash_bits
         self.l1 = CounterState(
-            prm, *(np.zeros(lines, np.uint8) for _ in range(5)), np.zeros(lines, np.int64),
-            np.zeros(n_caches, np.int64), np.zeros((n_caches, side, side), np.uint8),
-            np.zeros((n_caches, side, side), np.uint8), np.zeros((n_caches, len(EVENTS)), np.int64))
-        return make_hooks(tuple(self.l1), on_hit=_on_hit, on_miss=_on_miss, on_response=_on_response,
+            algorithm=ALGORITHMS.index(self.algorithm), bypass=int(self.bypass), replace=int(self.replace),
+            hash_bits=self.hash_bits, pc_shift=self.pc_shift, count_max=(1 << self.counter_bits) - 1,
+            lines=np.zeros((n_caches, cfg.sets, cfg.assoc), LINE_DTYPE), clock=np.zeros(n_caches, np.int64),
+            table=np.zeros((n_caches, side, side), ENTRY_DTYPE), events=np.zeros(n_caches, EVENTS_DTYPE))
+        return make_hooks(self.l1, on_hit=_on_hit, on_miss=_on_miss, on_response=_on_response,
                           victim=_victim, on_evict=_on_evict, on_fill=_on_fill)
 
     def reset(self) -> None:
         """Forget everything learned (call with :meth:`Hierarchy.reset`, which leaves policy state)."""
         if self.l1 is not None:
-            for a in self.l1[1:]:
+            for a in (self.l1.lines, self.l1.clock, self.l1.table, self.l1.events):
                 a.fill(0)
 
     def stats(self) -> dict[str, int]:
         """Expired-line victims and bypass predictions, summed over the SMs (zeros before a run)."""
         if self.l1 is None:
             return dict.fromkeys(EVENTS, 0)
-        return {name: int(v) for name, v in zip(EVENTS, self.l1.events.sum(axis=0), strict=True)}
+        return {name: int(self.l1.events[name].sum()) for name in EVENTS}
 
     def line_fields(self) -> dict[str, int]:
         """Bits of each per-line field (LvP has no ``maxCpresent``)."""
@@ -305,8 +306,13 @@ class CounterBypass(Policy):
             del fields["max_present"]
         return fields
 
-    def storage_bits(self, cfg: CacheConfig) -> dict[str, int | float]:
-        """Storage the policy adds to one L1.
+    def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
+        """Bits the policy adds to one L1: the table and the per-line fields (:meth:`storage`)."""
+        detail = self.storage(gpu.l1)
+        return {"l1.table": detail["table_bits"], "l1.line_fields": detail["lines_bits"]}
+
+    def storage(self, cfg: CacheConfig) -> dict[str, int | float]:
+        """Storage the policy adds to one L1, in detail.
 
         Parameters
         ----------

@@ -27,190 +27,173 @@ trains nothing.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 
-from golden.configs.schema import CacheConfig
+from golden.configs.schema import CacheConfig, GPUConfig
 from golden.errors import InputError
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
+from golden.policies.recording import Recorder, new_row
+from golden.units.bypass_bits import TRANSACTION_DTYPE as L2_TRANSACTION_DTYPE
 from golden.units.bypass_bits import bypass_bit_request
+from golden.units.l1_tag_unit import TRANSACTION_DTYPE as L1_TRANSACTION_DTYPE
 from golden.units.l1_tag_unit import L1TagUnit
 from golden.units.pc_hash import pc_hash
 from golden.units.prediction_table import check_table_params, table_update
 
-__all__ = ["PCBypass", "L1_LOG_COLUMNS", "L2_LOG_COLUMNS", "STAT_NAMES"]
+__all__ = ["PCBypass", "L1State", "L2State", "STATS_DTYPE", "LINE_DTYPE", "PENDING_DTYPE"]
 
 LOAD = 1
 
-# Parameters, one int64 vector per level.
-_P_THR, _P_MAX, _P_HBITS, _P_SHIFT, _P_WAYS, _P_STORE_REUSE, _P_CORRECT, _P_LOG_SM, _P_CAP = range(9)
+#: Predictor statistics per SM (summed over SMs by ``stats()``).
+STATS_DTYPE = np.dtype([(name, "<i8") for name in (
+    "predictions", "bypass_predictions", "corrections", "bypasses", "table_increments",
+    "table_decrements", "table_lookups")])
+#: Per-L1-line metadata: the hashed PC of the last access that touched the line (tian15's 7 bits).
+LINE_DTYPE = np.dtype([("hpc", "u1")])
+#: The load miss in flight at an L1 (one per SM): its prediction, hashed PC and transaction row.
+PENDING_DTYPE = np.dtype([("active", "u1"), ("predicted", "u1"), ("hpc", "u1"), ("tx", "<i8")])
 
-#: Policy statistics (summed over SMs), in the order of the ``stats`` array.
-STAT_NAMES = ("predictions", "bypass_predictions", "corrections", "bypasses", "table_increments",
-              "table_decrements", "table_lookups")
-_S_PRED, _S_BPRED, _S_CORR, _S_BYP, _S_INC, _S_DEC, _S_LOOK = range(len(STAT_NAMES))
-
-#: Columns of the recorded L1 log: the L1 tag unit's ports, ``ctx_access``,
-#: and the embedded prediction table's ports in the same cycle.
-L1_LOG_COLUMNS = ("req_valid", "req_line", "req_pc", "req_store", "l2_valid", "l2_bit",
-                  "exp_req_ready", "exp_lookup_hit", "exp_lookup_way", "exp_lookup_predict",
-                  "exp_fill_valid", "exp_fill_install", "exp_fill_way", "ctx_access",
-                  "lookup_idx", "inc_en", "inc_idx", "dec_en", "dec_idx", "exp_lookup_count")
-(_REQ_VALID, _REQ_LINE, _REQ_PC, _REQ_STORE, _L2_VALID, _L2_BIT, _READY, _HIT, _WAY, _PREDICT,
- _FILL_VALID, _FILL_INSTALL, _FILL_WAY, _CTX, _T_IDX, _T_INC_EN, _T_INC_IDX, _T_DEC_EN, _T_DEC_IDX,
- _T_COUNT) = range(len(L1_LOG_COLUMNS))
-#: Columns of the recorded L2 bypassBit log.
-L2_LOG_COLUMNS = ("req_valid", "req_set", "req_way", "req_bypass", "fill_valid", "fill_set", "fill_way",
-                  "exp_resp_bit", "ctx_access")
-
-
-@nb.njit(cache=True, nogil=True)
-def _row(log, n, p):
-    """Index of a fresh zeroed log row, or -1 when the log is full (counted in ``n[1]``)."""
-    if n[0] >= p[_P_CAP]:
-        n[1] += 1
-        return -1
-    r = n[0]
-    n[0] += 1
-    for k in range(log.shape[1]):
-        log[r, k] = 0
-    return r
+#: The policy's L1 state: parameters (int64 scalars), then arrays indexed by SM first.
+L1State = namedtuple("L1State", [
+    "threshold", "max_count", "hash_bits", "pc_shift", "store_reuse", "correction", "log_sm",
+    "counters",  # uint8[n_sm, entries]: the prediction tables
+    "lines",  # LINE_DTYPE[n_sm, sets, ways]
+    "pending",  # PENDING_DTYPE[n_sm]
+    "stats",  # STATS_DTYPE[n_sm]
+    "tx", "tx_count",  # L1 unit transactions of SM log_sm (golden.units.l1_tag_unit.TRANSACTION_DTYPE)
+])
+#: The policy's L2 state: one bypassBit per L2 line, and the store's transactions.
+L2State = namedtuple("L2State", ["correction", "log", "bits", "tx", "tx_count"])
 
 
 @nb.njit(cache=True, nogil=True)
-def _log_request(ps, c, line, pc, op, h, cnt, hit, w, t):
-    p, counters, hpc, miss, stats, log, n = ps
-    if c != p[_P_LOG_SM]:
+def _record_request(ps, a, h, cnt):
+    """A transaction row for the logged SM's request, or -1."""
+    if a.c != ps.log_sm:
         return -1
-    r = _row(log, n, p)
+    r = new_row(ps.tx, ps.tx_count)
     if r >= 0:
-        log[r, _REQ_VALID] = 1
-        log[r, _REQ_LINE] = line
-        log[r, _REQ_PC] = pc
-        log[r, _REQ_STORE] = 0 if op == LOAD else 1
-        log[r, _READY] = 1
-        log[r, _HIT] = 1 if hit else 0
-        log[r, _WAY] = w if hit else 0
-        log[r, _PREDICT] = 1 if cnt >= p[_P_THR] else 0
-        log[r, _CTX] = t
-        log[r, _T_IDX] = h
-        log[r, _T_COUNT] = cnt
+        row = ps.tx[r]
+        row.line = a.line
+        row.pc = a.pc
+        row.store = 0 if a.op == LOAD else 1
+        row.hit = 1 if a.way >= 0 else 0
+        row.way = a.way if a.way >= 0 else 0
+        row.predict = 1 if cnt >= ps.threshold else 0
+        row.hidx = h
+        row.count = cnt
+        row.access = a.t
     return r
 
 
 @nb.njit(cache=True, nogil=True)
-def _l1_on_hit(ps, c, s, w, line, pc, op, t):
-    p, counters, hpc, miss, stats, log, n = ps
-    h = pc_hash(pc, p[_P_HBITS], p[_P_SHIFT])
-    cnt = counters[c, h]
-    stats[c, _S_LOOK] += 1
-    r = _log_request(ps, c, line, pc, op, h, cnt, True, w, t)
-    if op == LOAD or p[_P_STORE_REUSE]:
-        k = s * p[_P_WAYS] + w
-        table_update(counters[c], False, 0, True, hpc[c, k], p[_P_MAX])
-        stats[c, _S_DEC] += 1
+def _l1_on_hit(ps, a):
+    h = pc_hash(a.pc, ps.hash_bits, ps.pc_shift)
+    cnt = ps.counters[a.c, h]
+    ps.stats[a.c].table_lookups += 1
+    r = _record_request(ps, a, h, cnt)
+    if a.op == LOAD or ps.store_reuse:
+        line = ps.lines[a.c, a.set, a.way]
+        table_update(ps.counters[a.c], False, 0, True, line.hpc, ps.max_count)
+        ps.stats[a.c].table_decrements += 1
         if r >= 0:
-            log[r, _T_DEC_EN] = 1
-            log[r, _T_DEC_IDX] = hpc[c, k]
-        hpc[c, k] = h
+            ps.tx[r].dec_en = 1
+            ps.tx[r].dec_idx = line.hpc
+        line.hpc = h
 
 
 @nb.njit(cache=True, nogil=True)
-def _l1_on_miss(ps, c, s, line, pc, op, t):
-    p, counters, hpc, miss, stats, log, n = ps
-    h = pc_hash(pc, p[_P_HBITS], p[_P_SHIFT])
-    cnt = counters[c, h]
-    stats[c, _S_LOOK] += 1
-    r = _log_request(ps, c, line, pc, op, h, cnt, False, 0, t)
-    if op != LOAD:
+def _l1_on_miss(ps, a):
+    h = pc_hash(a.pc, ps.hash_bits, ps.pc_shift)
+    cnt = ps.counters[a.c, h]
+    st = ps.stats[a.c]
+    st.table_lookups += 1
+    r = _record_request(ps, a, h, cnt)
+    if a.op != LOAD:
         return 0  # write-through store miss: no allocation, no prediction
-    predicted = 1 if cnt >= p[_P_THR] else 0
-    stats[c, _S_PRED] += 1
-    if predicted:
-        stats[c, _S_BPRED] += 1
-    # The miss in flight: predicted, hashed PC, its request row, its resolve row.
-    miss[c, 0] = 1
-    miss[c, 1] = predicted
-    miss[c, 2] = h
-    miss[c, 3] = r
-    miss[c, 4] = -1
-    return 1 if predicted else 0
+    predicted = 1 if cnt >= ps.threshold else 0
+    st.predictions += 1
+    st.bypass_predictions += predicted
+    miss = ps.pending[a.c]
+    miss.active = 1
+    miss.predicted = predicted
+    miss.hpc = h
+    miss.tx = r
+    if r >= 0:
+        ps.tx[r].miss = 1
+    return predicted
 
 
 @nb.njit(cache=True, nogil=True)
-def _l1_on_response(ps, c, s, line, pc, op, flags, resp, t):
-    p, counters, hpc, miss, stats, log, n = ps
+def _l1_on_response(ps, a, flags, resp):
     predicted = (flags & 1) != 0
-    bypass = predicted and not (p[_P_CORRECT] != 0 and resp != 0)
+    bypass = predicted and not (ps.correction != 0 and resp != 0)
+    st = ps.stats[a.c]
     if predicted and not bypass:
-        stats[c, _S_CORR] += 1
+        st.corrections += 1
+    miss = ps.pending[a.c]
     if bypass:
-        stats[c, _S_BYP] += 1
-        miss[c, 0] = 0
-    if c == p[_P_LOG_SM]:
-        r = _row(log, n, p)
-        if r >= 0:
-            log[r, _L2_VALID] = 1
-            log[r, _L2_BIT] = resp
-            log[r, _FILL_VALID] = 1
-            log[r, _FILL_INSTALL] = 0 if bypass else 1
-            log[r, _CTX] = t
-            miss[c, 4] = r
+        st.bypasses += 1
+        miss.active = 0
+    if miss.tx >= 0:
+        row = ps.tx[miss.tx]
+        row.l2_bit = resp
+        row.install = 0 if bypass else 1
     return 1 if bypass else 0
 
 
 @nb.njit(cache=True, nogil=True)
-def _l1_on_evict(ps, c, s, w, line, dirty, t):
-    p, counters, hpc, miss, stats, log, n = ps
-    if not miss[c, 0] or miss[c, 1]:
+def _l1_on_evict(ps, a, way, line, dirty):
+    miss = ps.pending[a.c]
+    if not miss.active or miss.predicted:
         return  # not a miss being filled, or a corrected install: no victim increment
-    k = s * p[_P_WAYS] + w
-    table_update(counters[c], True, hpc[c, k], False, 0, p[_P_MAX])
-    stats[c, _S_INC] += 1
-    r = miss[c, 3]
-    if r >= 0:
-        log[r, _T_INC_EN] = 1
-        log[r, _T_INC_IDX] = hpc[c, k]
+    hpc = ps.lines[a.c, a.set, way].hpc
+    table_update(ps.counters[a.c], True, hpc, False, 0, ps.max_count)
+    ps.stats[a.c].table_increments += 1
+    if miss.tx >= 0:
+        ps.tx[miss.tx].inc_en = 1
+        ps.tx[miss.tx].inc_idx = hpc
 
 
 @nb.njit(cache=True, nogil=True)
-def _l1_on_fill(ps, c, s, w, line, pc, op, t):
-    p, counters, hpc, miss, stats, log, n = ps
-    hpc[c, s * p[_P_WAYS] + w] = miss[c, 2]
-    miss[c, 0] = 0
-    r = miss[c, 4]
-    if r >= 0:
-        log[r, _FILL_WAY] = w
+def _l1_on_fill(ps, a):
+    miss = ps.pending[a.c]
+    ps.lines[a.c, a.set, a.way].hpc = miss.hpc
+    miss.active = 0
+    if miss.tx >= 0:
+        ps.tx[miss.tx].fill_way = a.way
 
 
 @nb.njit(cache=True, nogil=True)
-def _l2_on_fill(ps, c, s, w, line, pc, op, t):
-    p, bits, log, n = ps
-    bits[s, w] = 0  # a new line has no bypass history
-    if p[_P_LOG_SM] >= 0 and p[_P_CORRECT]:
-        r = _row(log, n, p)
+def _l2_on_fill(ps, a):
+    ps.bits[a.set, a.way] = 0  # a new line has no bypass history
+    if ps.log and ps.correction:
+        r = new_row(ps.tx, ps.tx_count)
         if r >= 0:
-            log[r, 4] = 1
-            log[r, 5] = s
-            log[r, 6] = w
-            log[r, 8] = t
+            row = ps.tx[r]
+            row.fill = 1
+            row.set = a.set
+            row.way = a.way
+            row.access = a.t
 
 
 @nb.njit(cache=True, nogil=True)
-def _l2_on_request(ps, c, s, w, line, flags, t):
-    p, bits, log, n = ps
-    if w < 0 or not p[_P_CORRECT]:
+def _l2_on_request(ps, a, flags):
+    if a.way < 0 or not ps.correction:
         return 0
-    resp = bypass_bit_request(bits, s, w, (flags & 1) != 0)
-    if p[_P_LOG_SM] >= 0:
-        r = _row(log, n, p)
+    resp = bypass_bit_request(ps.bits, a.set, a.way, (flags & 1) != 0)
+    if ps.log:
+        r = new_row(ps.tx, ps.tx_count)
         if r >= 0:
-            log[r, 0] = 1
-            log[r, 1] = s
-            log[r, 2] = w
-            log[r, 3] = flags & 1
-            log[r, 7] = resp
-            log[r, 8] = t
+            row = ps.tx[r]
+            row.set = a.set
+            row.way = a.way
+            row.bypass = flags & 1
+            row.resp = resp
+            row.access = a.t
     return resp
 
 
@@ -229,10 +212,18 @@ class PCBypass(Policy):
     correction : bool
         Use the L2 bypassBit to correct bypass mispredictions (tian15: on).
     log_sm : int or None
-        Record transaction logs of this SM's L1 unit and of the L2 bypassBit
-        store (see :meth:`take_logs`).
+        Record the transactions of this SM's L1 unit and of the L2 bypassBit
+        store (see :meth:`take_transactions`).
     log_capacity : int
-        Rows each log holds between two :meth:`take_logs` calls.
+        Rows each log holds between two :meth:`take_transactions` calls.
+
+    Members
+    -------
+    l1 : L1State or None
+        The L1 state of the latest attachment: tables, per-line hashed PCs
+        (``lines["hpc"]``), the misses in flight, statistics, the L1 log.
+    l2 : L2State or None
+        The L2 state: ``bits[set, way]`` and the store's log.
 
     Raises
     ------
@@ -243,6 +234,7 @@ class PCBypass(Policy):
     """
 
     name = "pc-bypass"
+    recorders = ("l1", "l2")
 
     def __init__(self, *, entries: int = 128, counter_width: int = 4, threshold: int = 8,
                  hash_bits: int = 7, pc_shift: int = 3, store_reuse: bool = True,
@@ -255,68 +247,66 @@ class PCBypass(Policy):
         self.store_reuse, self.correction = store_reuse, correction
         self.log_sm = -1 if log_sm is None else int(log_sm)
         self.log_capacity = int(log_capacity)
-        self.l1_state: tuple | None = None
-        self.l2_state: tuple | None = None
+        self.l1: L1State | None = None
+        self.l2: L2State | None = None
         self.l1_cfg: CacheConfig | None = None
         self.l2_cfg: CacheConfig | None = None
-
-    def _params(self, ways: int) -> np.ndarray:
-        return np.array([self.threshold, (1 << self.counter_width) - 1, self.hash_bits, self.pc_shift,
-                         ways, int(self.store_reuse), int(self.correction), self.log_sm,
-                         self.log_capacity], dtype=np.int64)
+        self._recorders: dict[str, Recorder] = {}
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
+        """New state and hooks for the L1 (the predictor) and the L2 (the bypassBits)."""
+        cap = self.log_capacity if self.log_sm >= 0 else 0
         if level == "l1":
             if cfg.write == "write-back":
                 # A write-back L1 allocates on store misses, which Listing 1 does not describe.
                 raise InputError(f"pc-bypass: l1.write must be write-through or write-evict (tian15's L1 "
                                  f"does not allocate on stores), not {cfg.write!r}")
             self.l1_cfg = cfg
-            lines = cfg.sets * cfg.assoc
-            cap = self.log_capacity if self.log_sm >= 0 else 0
-            self.l1_state = (self._params(cfg.assoc),
-                             np.zeros((n_caches, self.entries), np.uint8),
-                             np.zeros((n_caches, lines), np.int64),
-                             np.zeros((n_caches, 5), np.int64),
-                             np.zeros((n_caches, len(STAT_NAMES)), np.int64),
-                             np.zeros((cap, len(L1_LOG_COLUMNS)), np.int64),
-                             np.zeros(2, np.int64))
-            return make_hooks(self.l1_state, on_hit=_l1_on_hit, on_miss=_l1_on_miss,
+            self._recorders["l1"] = rec = Recorder(L1_TRANSACTION_DTYPE, cap)
+            self.l1 = L1State(
+                threshold=self.threshold, max_count=(1 << self.counter_width) - 1, hash_bits=self.hash_bits,
+                pc_shift=self.pc_shift, store_reuse=int(self.store_reuse), correction=int(self.correction),
+                log_sm=self.log_sm, counters=np.zeros((n_caches, self.entries), np.uint8),
+                lines=np.zeros((n_caches, cfg.sets, cfg.assoc), LINE_DTYPE),
+                pending=np.zeros(n_caches, PENDING_DTYPE), stats=np.zeros(n_caches, STATS_DTYPE),
+                tx=rec.log, tx_count=rec.count)
+            return make_hooks(self.l1, on_hit=_l1_on_hit, on_miss=_l1_on_miss,
                               on_response=_l1_on_response, on_evict=_l1_on_evict, on_fill=_l1_on_fill)
         if level == "l2":
             self.l2_cfg = cfg
-            cap = self.log_capacity if self.log_sm >= 0 else 0
-            self.l2_state = (self._params(cfg.assoc),
-                             np.zeros((cfg.sets, cfg.assoc), np.uint8),
-                             np.zeros((cap, len(L2_LOG_COLUMNS)), np.int64),
-                             np.zeros(2, np.int64))
-            return make_hooks(self.l2_state, on_fill=_l2_on_fill, on_request=_l2_on_request)
+            self._recorders["l2"] = rec = Recorder(L2_TRANSACTION_DTYPE, cap)
+            self.l2 = L2State(correction=int(self.correction), log=int(self.log_sm >= 0),
+                              bits=np.zeros((cfg.sets, cfg.assoc), np.uint8), tx=rec.log, tx_count=rec.count)
+            return make_hooks(self.l2, on_fill=_l2_on_fill, on_request=_l2_on_request)
         return BASELINE_HOOKS
 
-    def stats(self) -> dict[str, int]:
-        """Predictor statistics summed over SMs (:data:`STAT_NAMES`), plus coverage."""
-        if self.l1_state is None:
-            raise RuntimeError("the policy has not been attached to a hierarchy")
-        sums = self.l1_state[4].sum(axis=0)
-        out = {name: int(v) for name, v in zip(STAT_NAMES, sums, strict=True)}
+    def stats(self) -> dict[str, int | float]:
+        """Predictor statistics summed over SMs (the fields of :data:`STATS_DTYPE`), plus coverage."""
+        out = dict.fromkeys(STATS_DTYPE.names, 0)
+        if self.l1 is not None:
+            out.update({name: int(self.l1.stats[name].sum()) for name in STATS_DTYPE.names})
         out["coverage"] = out["bypass_predictions"] / out["predictions"] if out["predictions"] else 0.0
         return out
 
-    def storage_bits(self, l1: CacheConfig | None = None, l2: CacheConfig | None = None) -> dict[str, int]:
-        """Extra state per L1 and in the L2 (tian15 Section 4.1: 64 B + 224 B per L1, 0.5 KB in L2).
+    def reset(self) -> None:
+        """Clear the tables, hashed PCs, bypassBits, statistics and logs."""
+        for state in (self.l1, self.l2):
+            if state is not None:
+                for value in state:
+                    if isinstance(value, np.ndarray):
+                        value.fill(0)
 
-        Parameters
-        ----------
-        l1, l2 : CacheConfig, optional
-            The caches; by default those of the hierarchy the policy is attached to.
-        """
-        l1 = l1 or self.l1_cfg
-        l2 = l2 or self.l2_cfg
-        if l1 is None or l2 is None:
-            raise RuntimeError("give the L1 and L2 configs, or attach the policy to a hierarchy")
-        return {"prediction_table": self.entries * self.counter_width,
-                "l1_hashed_pc": l1.lines * self.hash_bits,
-                "l2_bypass_bits": l2.lines if self.correction else 0}
+    def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
+        """Extra state per L1 and in the L2 (tian15 Section 4.1: 64 B + 224 B per L1, 0.5 KB in L2)."""
+        bits = {"l1.prediction_table": self.entries * self.counter_width,
+                "l1.hashed_pc": gpu.l1.lines * self.hash_bits}
+        if self.correction:
+            bits["l2.bypass_bits"] = gpu.l2.lines
+        return bits
+
+    def units(self) -> tuple[str, ...]:
+        """tian15's three units."""
+        return ("prediction_table", "l1_tag_unit", "bypass_bits")
 
     def unit(self, line_bits: int = 42) -> L1TagUnit:
         """The cycle-level unit model with this policy's parameters and the L1's geometry."""
@@ -327,20 +317,12 @@ class PCBypass(Policy):
                          entries=self.entries, counter_width=self.counter_width, threshold=self.threshold,
                          hash_bits=self.hash_bits, pc_shift=self.pc_shift, store_reuse=self.store_reuse)
 
-    def take_logs(self) -> tuple[np.ndarray, np.ndarray]:
-        """The L1 and L2 log rows recorded since the last call, as int64 ``[rows, columns]``.
+    def take_transactions(self) -> dict[str, np.ndarray]:
+        """The L1 unit's (``"l1"``) and the bypassBit store's (``"l2"``) transactions since the last call.
 
         Raises
         ------
         RuntimeError
             If a log overflowed its capacity (run shorter chunks between calls).
         """
-        out = []
-        for state, log_i, n_i in ((self.l1_state, 5, 6), (self.l2_state, 2, 3)):
-            log, n = state[log_i], state[n_i]
-            if n[1]:
-                raise RuntimeError(f"transaction log overflowed by {int(n[1])} rows "
-                                   f"(capacity {self.log_capacity}); run shorter chunks")
-            out.append(log[:n[0]].copy())
-            n[0] = 0
-        return out[0], out[1]
+        return {name: rec.take() for name, rec in self._recorders.items()}

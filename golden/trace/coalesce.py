@@ -36,6 +36,7 @@ ACCESS_DTYPE = np.dtype(
         ("line", "<u8"),  # line number
         ("inst", "<i8"),  # row of the kernel's instruction array
         ("cycle", "<i8"),  # issue slot of the instruction on its SM
+        ("stream", "<u2"),  # stream id (drp16's LLC streams; 0 when the trace has none)
     ]
 )
 

@@ -36,7 +36,11 @@ from golden.configs.schema import SCHEDULERS, GPUConfig
 from golden.trace.coalesce import ACCESS_DTYPE, _core_args, _count, _write, check_line_size
 from golden.trace.model import KernelTrace, Op, Space, Workload
 
-__all__ = ["Interleaved", "concurrent_ctas", "interleave_kernel", "interleave"]
+__all__ = ["Interleaved", "INSTRUCTION_FIELDS", "concurrent_ctas", "interleave_kernel", "interleave"]
+
+#: The instruction counters of :class:`Interleaved`, in the order results report them.
+INSTRUCTION_FIELDS = ("instructions", "global_instructions", "shared_instructions",
+                      "other_memory_instructions")
 
 _LRR, _GTO, _OLDEST = 0, 1, 2
 _POLICY = {"lrr": _LRR, "gto": _GTO, "oldest": _OLDEST}
@@ -382,6 +386,7 @@ def interleave_kernel(
     # The coalescer's compiled core writes straight into the request array.
     core = _core_args(kernel, line_size, sector_size)
     acc = np.empty(_count(*core, rec_row), dtype=ACCESS_DTYPE)
+    acc["stream"] = 0
     _write(*core, rec_row, acc["inst"], acc["line"], acc["sectors"])
     _fill(kernel_index, acc["inst"], rec_row, rec_key, n_sm, it["cta"], it["warp"], it["pc"],
           it["op"], acc["kernel"], acc["sm"], acc["cta"], acc["warp"], acc["pc"], acc["op"],

@@ -7,9 +7,13 @@ of the output ports during the cycle (from the state before the clock edge,
 as combinational logic would show them), then applies the clock edge.
 
 A *transaction log* is a numpy structured array with one row per cycle:
-every input port, then every expected output port (prefixed ``exp_``).
-The golden model writes logs from whole-workload runs (compiled code fills
-the same columns); the replayers in ``tb/`` drive the inputs into the RTL
+every input port, then every expected output port (prefixed ``exp_``), then
+``ctx_access`` (the position in the workload's access stream the row came
+from). Whole-workload logs come in two steps: the golden policy's compiled
+hooks record the unit's *transactions* (one row per request or response, in
+the unit module's ``TRANSACTION_DTYPE``: what the golden model decided), and
+:meth:`UnitModel.cycle_log` lays them out cycle by cycle with the unit's
+latency and protocol. The replayers in ``tb/`` drive the inputs into the RTL
 and compare every output every cycle.
 """
 
@@ -19,7 +23,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-__all__ = ["UnitModel", "log_dtype", "port_dtype"]
+__all__ = ["UnitModel", "log_dtype", "port_dtype", "CONTEXT_FIELDS"]
+
+#: Context columns of a cycle log (not ports): where in the workload each row came from.
+CONTEXT_FIELDS = [("ctx_access", "<i8")]
 
 
 def port_dtype(width: int) -> str:
@@ -58,8 +65,28 @@ class UnitModel(ABC):
 
     @property
     def log_dtype(self) -> np.dtype:
-        """dtype of this unit's transaction-log rows."""
+        """dtype of this unit's transaction-log rows (ports only)."""
         return log_dtype(self.inputs, self.outputs)
+
+    @property
+    def cycle_log_dtype(self) -> np.dtype:
+        """dtype of :meth:`cycle_log` rows: the ports, then :data:`CONTEXT_FIELDS`."""
+        return np.dtype(self.log_dtype.descr + CONTEXT_FIELDS)
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """The cycle-by-cycle log of a recorded transaction stream.
+
+        Parameters
+        ----------
+        transactions : numpy.ndarray
+            Rows of the transaction dtype of the unit's module, in order.
+
+        Returns
+        -------
+        numpy.ndarray
+            Rows of :attr:`cycle_log_dtype`, one per cycle.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no transaction recording")
 
     def run(self, stimulus: np.ndarray) -> np.ndarray:
         """Step through ``stimulus`` (rows with the input columns); return the full log.

@@ -39,7 +39,13 @@ import numpy as np
 
 from golden.units.base import UnitModel
 
-__all__ = ["BypassBits", "bypass_bit_request"]
+__all__ = ["BypassBits", "bypass_bit_request", "TRANSACTION_DTYPE"]
+
+#: One event at the store, as the golden policy records it (``pc-bypass``, recorder ``"l2"``):
+#: an L1 fill request (``fill`` 0: the line's set and way, the L1's prediction, the bit
+#: returned) or an L2 fill (``fill`` 1: the line's set and way).
+TRANSACTION_DTYPE = np.dtype([("fill", "u1"), ("set", "<i4"), ("way", "<i4"), ("bypass", "u1"),
+                              ("resp", "u1"), ("access", "<i8")])
 
 
 @nb.njit(cache=True, inline="always")
@@ -78,6 +84,21 @@ class BypassBits(UnitModel):
 
     def reset(self) -> None:
         self.bits = np.zeros((self.sets, self.ways), dtype=np.uint8)
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of recorded events: one cycle each, a request or a fill."""
+        tx = transactions
+        fill = tx["fill"].astype(bool)
+        req = ~fill
+        log = np.zeros(len(tx), self.cycle_log_dtype)
+        for name, value in (("req_valid", req), ("req_set", np.where(req, tx["set"], 0)),
+                            ("req_way", np.where(req, tx["way"], 0)),
+                            ("req_bypass", req & (tx["bypass"] != 0)),
+                            ("fill_valid", fill), ("fill_set", np.where(fill, tx["set"], 0)),
+                            ("fill_way", np.where(fill, tx["way"], 0)),
+                            ("exp_resp_bit", np.where(req, tx["resp"], 0)), ("ctx_access", tx["access"])):
+            log[name] = value
+        return log
 
     def step(self, *, req_valid: int = 0, req_set: int = 0, req_way: int = 0, req_bypass: int = 0,
              fill_valid: int = 0, fill_set: int = 0, fill_way: int = 0) -> dict[str, int]:

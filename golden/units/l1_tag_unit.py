@@ -54,7 +54,19 @@ from golden.units.base import UnitModel
 from golden.units.pc_hash import pc_hash
 from golden.units.prediction_table import check_table_params, table_update
 
-__all__ = ["L1TagUnit", "UNIT_REPLACEMENTS"]
+__all__ = ["L1TagUnit", "UNIT_REPLACEMENTS", "TRANSACTION_DTYPE"]
+
+#: One request the unit takes, as the golden policy records it (``pc-bypass``, recorder ``"l1"``):
+#: the request, its lookup (hit way, prediction, the table entry read and its count), the
+#: table updates it causes, and for a load miss the L2 response and the fill.
+TRANSACTION_DTYPE = np.dtype([
+    ("line", "<i8"), ("pc", "<i8"), ("store", "u1"),
+    ("hit", "u1"), ("way", "<i2"), ("predict", "u1"), ("hidx", "<u2"), ("count", "u1"),
+    ("dec_en", "u1"), ("dec_idx", "<u2"), ("inc_en", "u1"), ("inc_idx", "<u2"),
+    ("miss", "u1"),  # a load miss: the unit waits for the L2 response
+    ("l2_bit", "u1"), ("install", "u1"), ("fill_way", "<i2"),
+    ("access", "<i8"),  # position of the demand access in the workload's stream
+])
 
 #: Replacement policies the unit (and its RTL) implement.
 UNIT_REPLACEMENTS = ("lru", "plru")
@@ -122,6 +134,35 @@ class L1TagUnit(UnitModel):
         self.clock = np.zeros(1, dtype=np.int64)
         self.counters = np.zeros(self.entries, dtype=np.uint8)
         self.waiting = None  # (line, hashed pc, victim, predicted) of the load miss in flight
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of recorded requests: one cycle per request, and one more per load miss.
+
+        A request is taken in its own cycle (lookup outputs in that cycle);
+        a load miss then waits, and the L2 response arrives in the next cycle
+        (the log leaves out the idle cycles of the L2's latency: the unit
+        holds its state while waiting, so they carry nothing).
+        """
+        tx = transactions
+        miss = tx["miss"].astype(bool)
+        before = np.cumsum(miss) - miss  # load misses before each request
+        req = np.arange(len(tx)) + before
+        resp = req[miss] + 1
+        log = np.zeros(len(tx) + int(miss.sum()), self.cycle_log_dtype)
+        hit = tx["hit"].astype(bool)
+        for name, value in (("req_valid", 1), ("req_line", tx["line"]), ("req_pc", tx["pc"]),
+                            ("req_store", tx["store"]), ("exp_req_ready", 1), ("exp_lookup_hit", hit),
+                            ("exp_lookup_way", np.where(hit, tx["way"], 0)),
+                            ("exp_lookup_predict", tx["predict"]), ("ctx_access", tx["access"])):
+            log[name][req] = value
+        m = tx[miss]
+        install = m["install"].astype(bool)
+        for name, value in (("l2_valid", 1), ("l2_bit", m["l2_bit"]), ("exp_fill_valid", 1),
+                            ("exp_fill_install", install),
+                            ("exp_fill_way", np.where(install, m["fill_way"], 0)),
+                            ("ctx_access", m["access"])):
+            log[name][resp] = value
+        return log
 
     def _find(self, line: int) -> tuple[int, int]:
         s = line & (self.sets - 1)

@@ -80,6 +80,23 @@ class PredictionTable(UnitModel):
     def reset(self) -> None:
         self.counters = np.full(self.entries, self.init, dtype=np.uint8)
 
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of the table seen from the L1 unit's requests: one cycle per request.
+
+        ``transactions`` are the L1 unit's (``golden.units.l1_tag_unit.TRANSACTION_DTYPE``;
+        the fields used are ``hidx``, ``count``, ``inc_*``, ``dec_*`` and ``access``): the
+        embedded table is read and updated in the cycle the L1 unit takes a request.
+        """
+        tx = transactions
+        log = np.zeros(len(tx), self.cycle_log_dtype)
+        for name, value in (("lookup_idx", tx["hidx"]), ("inc_en", tx["inc_en"]), ("inc_idx", tx["inc_idx"]),
+                            ("dec_en", tx["dec_en"]), ("dec_idx", tx["dec_idx"]),
+                            ("exp_lookup_count", tx["count"]),
+                            ("exp_lookup_bypass", tx["count"] >= self.threshold),
+                            ("ctx_access", tx["access"])):
+            log[name] = value
+        return log
+
     def step(self, *, lookup_idx: int = 0, inc_en: int = 0, inc_idx: int = 0,
              dec_en: int = 0, dec_idx: int = 0) -> dict[str, int]:
         count = int(self.counters[lookup_idx])

@@ -1,0 +1,115 @@
+"""The registry of RTL units (see the package docstring)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from amaranth.lib import wiring
+
+from golden.configs.schema import GPUConfig
+from golden.errors import InputError
+from golden.plugins import import_submodules
+from golden.policies.base import Policy, get_policy
+from golden.units.base import UnitModel
+
+__all__ = ["UnitSpec", "register_unit", "get_unit", "unit_names", "policy_for"]
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """One RTL unit and everything needed to build, check and cost it.
+
+    Parameters
+    ----------
+    name : str
+        Unit name (``gpucache cosim --unit NAME``).
+    paper : str
+        Short name of the paper it comes from (``"tian15"``).
+    policy : str
+        Registry name of the golden policy that implements the technique and
+        records the unit's transactions.
+    recorder : str
+        Which of the policy's transaction logs (``Policy.take_transactions`` key) is the unit's.
+    rtl : callable
+        ``rtl(gpu, policy) -> wiring.Component``: the RTL for ``gpu`` with the
+        policy's parameters (an unattached policy is enough).
+    model : callable
+        ``model(gpu, policy) -> UnitModel``: the golden unit model with the same
+        ports, latency and state; its ``cycle_log`` lays out the recorded transactions.
+    overhead_bits : int
+        The storage overhead the paper reports for one instance of the unit, in bits.
+    overhead_source : str
+        Where the paper says so.
+    overhead_memories : tuple of str
+        The unit's memories (Yosys memory names, as the RTL's submodules name them)
+        that make up that overhead; the rest the baseline already has. Every name
+        must exist in the synthesized unit, so a renamed memory is an error, not
+        silently missing bits.
+    description : str
+        One line: what the unit is.
+    """
+
+    name: str
+    paper: str
+    policy: str
+    recorder: str
+    rtl: Callable[[GPUConfig, Policy], wiring.Component]
+    model: Callable[[GPUConfig, Policy], UnitModel]
+    overhead_bits: int
+    overhead_source: str
+    overhead_memories: tuple[str, ...] = field(default_factory=tuple)
+    description: str = ""
+
+
+_REGISTRY: dict[str, UnitSpec] = {}
+_LOADED = False
+
+
+def register_unit(spec: UnitSpec) -> UnitSpec:
+    """Add a unit; a second registration under the same name is an error."""
+    if spec.name in _REGISTRY:
+        raise ValueError(f"Unit {spec.name!r} is registered twice")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    import catalog
+
+    import_submodules(catalog)
+
+
+def unit_names() -> list[str]:
+    """Names of every registered unit, sorted."""
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def get_unit(name: str) -> UnitSpec:
+    """The unit registered as ``name``.
+
+    Raises
+    ------
+    InputError
+        If there is none; the message suggests close names.
+    """
+    _load_all()
+    if name not in _REGISTRY:
+        close = difflib.get_close_matches(name, list(_REGISTRY), 3)
+        hint = (f"; did you mean {', '.join(close)}?" if close
+                else f"; units are {', '.join(sorted(_REGISTRY))}")
+        raise InputError(f"unknown unit {name!r}{hint}")
+    return _REGISTRY[name]
+
+
+def policy_for(spec: UnitSpec, gpu: GPUConfig, **extra) -> Policy:
+    """A new instance of the unit's policy with ``gpu``'s ``policy_params`` for it, plus ``extra``."""
+    params = dict(gpu.policy_params.get(spec.policy, {}))
+    params.update(extra)
+    return get_policy(spec.policy, **params)
