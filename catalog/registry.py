@@ -10,7 +10,7 @@ from amaranth.lib import wiring
 
 from golden.configs.schema import GPUConfig
 from golden.errors import InputError
-from golden.plugins import import_submodules
+from golden.plugins import registry_loader
 from golden.policies.base import Policy, get_policy
 from golden.units.base import UnitModel
 
@@ -64,7 +64,6 @@ class UnitSpec:
 
 
 _REGISTRY: dict[str, UnitSpec] = {}
-_LOADED = False
 
 
 def register_unit(spec: UnitSpec) -> UnitSpec:
@@ -75,14 +74,7 @@ def register_unit(spec: UnitSpec) -> UnitSpec:
     return spec
 
 
-def _load_all() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import catalog
-
-    import_submodules(catalog)
+_load_all = registry_loader("catalog")
 
 
 def unit_names() -> list[str]:

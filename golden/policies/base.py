@@ -33,7 +33,7 @@ import numpy as np
 from golden.cache.hooks import ACCESS_FIELDS, BASELINE_HOOKS, Access, LevelHooks, make_hooks
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.errors import InputError
-from golden.plugins import import_submodules
+from golden.plugins import registry_loader
 
 __all__ = [
     "ACCESS_FIELDS",
@@ -110,7 +110,6 @@ class Policy:
 
 
 _REGISTRY: dict[str, type[Policy]] = {}
-_LOADED = False
 
 
 def register_policy(cls: type[Policy]) -> type[Policy]:
@@ -134,15 +133,7 @@ class Baseline(Policy):
     name = "baseline"
 
 
-def _load_all() -> None:
-    """Import every module of ``golden.policies``, which registers its policies."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import golden.policies
-
-    import_submodules(golden.policies)
+_load_all = registry_loader("golden.policies")
 
 
 def policy_names() -> list[str]:

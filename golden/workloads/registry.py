@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from golden.errors import InputError
-from golden.plugins import import_submodules
+from golden.plugins import registry_loader
 from golden.trace.io import FORMAT_VERSION, load_workload, save_workload
 from golden.trace.model import Workload
 
@@ -63,7 +63,6 @@ class WorkloadSpec:
 
 
 _REGISTRY: dict[str, WorkloadSpec] = {}
-_LOADED = False
 
 
 def register(spec: WorkloadSpec) -> WorkloadSpec:
@@ -74,15 +73,7 @@ def register(spec: WorkloadSpec) -> WorkloadSpec:
     return spec
 
 
-def _load_all() -> None:
-    """Import every emulator module of this package, which registers its workloads."""
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    import golden.workloads
-
-    import_submodules(golden.workloads)
+_load_all = registry_loader("golden.workloads")
 
 
 def names(suite: str | None = None) -> list[str]:
