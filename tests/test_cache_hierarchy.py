@@ -199,15 +199,18 @@ HIT, MISS, REQUEST, RESPONSE, VICTIM, EVICT, FILL = range(1, 8)
 
 
 ToyState = namedtuple("ToyState", ["log", "n", "level", "bypass_odd", "victim", "flags", "resp", "ctx"])
+#: One hook call: which hook at which level, the instance, set, way and line it saw, two
+#: hook-specific values (pc, op | flags, resp | dirty, 0) and the access index.
+CALL_DTYPE = np.dtype([(f, "<i8") for f in ("hook", "level", "c", "set", "way", "line", "x", "y", "t")])
 
 
 @nb.njit
 def _log(ps, hook, a, w, line, x, y):
-    if ps.n[0] < ps.log.shape[0]:
+    if ps.n[0] < ps.log.size:
         row = ps.log[ps.n[0]]
-        row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8] = (
+        row.hook, row.level, row.c, row.set, row.way, row.line, row.x, row.y, row.t = (
             hook, ps.level, a.c, a.set, w, line, x, y, a.t)
-        # The whole context of every call, for the context tests.
+        # The whole context of every call, for the context tests (ACCESS_FIELDS order).
         for k in range(len(a)):
             ps.ctx[ps.n[0], k] = a[k]
     ps.n[0] += 1
@@ -259,7 +262,7 @@ class Toy(Policy):
     name = "toy"
 
     def __init__(self, bypass_odd=0, victim=-1, flags=2, resp=5, log_size=64):
-        self.log = np.zeros((log_size, 9), np.int64)
+        self.log = np.zeros(log_size, CALL_DTYPE)
         self.ctx = np.zeros((log_size, len(ACCESS_FIELDS)), np.int64)
         self.n = np.zeros(1, np.int64)
         self.ctl = {"l1": dict(bypass_odd=bypass_odd, victim=victim, flags=flags, resp=0),
@@ -274,7 +277,7 @@ class Toy(Policy):
                           on_fill=toy_on_fill)
 
     def calls(self):
-        return [tuple(r) for r in self.log[:self.n[0]].tolist()]
+        return [tuple(r) for r in self.log[:self.n[0]].tolist()]  # CALL_DTYPE field order
 
 
 TOY_GPU = gpu(cc(64, 1, write="write-through"), cc(128, 2, write="write-back"))
