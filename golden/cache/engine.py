@@ -41,10 +41,12 @@ The exact order of events and hook calls is documented in ``docs/cache.md``.
 from __future__ import annotations
 
 import types as pytypes
+import warnings
 
 import numba as nb
 import numpy as np
 from numba.core import types
+from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
@@ -514,6 +516,11 @@ def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
     names["_run"] = nb.njit(**opts)(copy(_run))
     return pytypes.SimpleNamespace(run=names["_run"])
 
+
+# Hooks reach the engine as first-class functions, which numba labels experimental on every
+# compile; the engine relies on the feature on purpose, so the warning says nothing to a user.
+warnings.filterwarnings("ignore", message="First-class function type feature is experimental",
+                        category=NumbaExperimentalFeatureWarning)
 
 _CACHED = _compile_family(cache=True)
 _HOOKED = _compile_family(cache=False)
