@@ -16,13 +16,14 @@ from golden.workloads import registry
 from golden.workloads._common import DeviceMemory, PCs
 from golden.workloads._kim20 import FIG1, with_resources
 from golden.workloads.kim20_cf import cifarnet_kernels
+from golden.workloads.kim20_ms import _sort_shared, merge_sort_kernels
 from golden.workloads.kim20_pf import dynproc_launches
 from golden.workloads.kim20_shfl import integral_image_launches, scan_launches
 from golden.workloads.kim20_spmv import random_rows
 from golden.workloads.kim20_sqn import squeezenet_kernels
 from golden.workloads.stats import workload_stats
 
-NAMES = ("adi", "cf", "jcb1d", "lud", "nw", "pf", "shfl", "spmv", "sqn")
+NAMES = ("adi", "cf", "jcb1d", "lud", "ms", "nw", "pf", "shfl", "spmv", "sqn")
 
 
 @pytest.fixture(autouse=True)
@@ -243,6 +244,43 @@ def test_nw_and_lud_launches():
     assert lud.params["matrix_dim"] == 32
     assert [k.name for k in lud.kernels] == ["lud_diagonal", "lud_perimeter", "lud_internal",
                                              "lud_diagonal"]
+
+
+def test_merge_sort_counts_and_data_dependent_addresses():
+    keys = np.random.default_rng(1).integers(0, 50, 4096)
+    pcs = PCs()
+    shared, runs = _sort_shared(keys, 0x1000, 0x2000, 0x3000, 0x4000, pcs)
+    assert np.array_equal(runs, np.sort(keys.reshape(-1, 1024), axis=1).reshape(-1))
+    # per thread: 4 + 4 global; per step 4 loads, 2 x (log2(stride) + 1) probes, 4 stores
+    per_warp = 8 + sum(8 + 2 * (s + 1) for s in range(10)) + 8  # + 8 shared stage/out
+    assert len(shared.insts[shared.insts["op"] != 4]) == 4 * 16 * per_warp
+    assert len(_global(shared)) == 4 * 16 * 8
+    pcs = PCs()
+    kernels, out = merge_sort_kernels(keys, pcs=pcs)
+    assert np.array_equal(out, np.sort(keys))
+    assert [k.name for k in kernels[:5]] == [
+        "mergeSortSharedKernel", "generateSampleRanksKernel", "mergeRanksAndIndicesKernel",
+        "mergeRanksAndIndicesKernel", "mergeElementaryIntervalsKernel"]
+    assert len(kernels) == 1 + 4 * 2  # strides 1024 and 2048
+    merge = kernels[4]
+    assert merge.grid == (32, 1, 1) and merge.shared_bytes == 2 * 256 * 4 + 6 * 4
+    # the merged positions of every CTA are a permutation of 0 .. lenA + lenB - 1
+    from golden.trace.model import lane_addresses
+
+    sel = np.isin(merge.insts["pc"], [pcs("mergeElementaryIntervalsKernel:st_m_keyA"),
+                                      pcs("mergeElementaryIntervalsKernel:st_m_keyB")])
+    rows = np.flatnonzero(sel)
+    addr = lane_addresses(merge, rows)
+    on = ((merge.insts["mask"][rows][:, None] >> np.arange(32, dtype=np.uint32)) & 1) == 1
+    cta = np.broadcast_to(merge.insts["cta"][rows][:, None], on.shape)
+    total = 0
+    for c in range(merge.n_ctas):
+        pos = np.sort(addr[(cta == c) & on] // 4)
+        assert np.array_equal(pos, np.arange(len(pos)))
+        total += len(pos)
+    assert total == 4096  # every key merged once
+    with pytest.raises(ValueError, match="power of two"):
+        merge_sort_kernels(keys[:3000])
 
 
 # -- determinism ----------------------------------------------------------------------
