@@ -23,7 +23,7 @@ from golden.workloads.kim20_spmv import random_rows
 from golden.workloads.kim20_sqn import squeezenet_kernels
 from golden.workloads.stats import workload_stats
 
-NAMES = ("adi", "cf", "jcb1d", "lud", "ms", "nw", "pf", "shfl", "spmv", "sqn")
+NAMES = ("adi", "cf", "jcb1d", "lud", "ms", "nw", "pf", "shfl", "spmv", "sqn", "stc")
 
 
 @pytest.fixture(autouse=True)
@@ -281,6 +281,36 @@ def test_merge_sort_counts_and_data_dependent_addresses():
     assert total == 4096  # every key merged once
     with pytest.raises(ValueError, match="power of two"):
         merge_sort_kernels(keys[:3000])
+
+
+def test_streamcluster_counts_and_branch():
+    wl = registry.build("kim20/stc", 1 / 64, 0)  # 1024 points: 2 CTAs of 512
+    n = wl.params["num"]
+    assert n == 1024 and len(wl.kernels) == 4
+    k = wl.kernels[0]
+    x, big_k = wl.params["x"][0], wl.params["K"][0]
+    assert k.grid == (2, 1, 1) and k.block == (512, 1, 1) and big_k >= 10
+    rows = _global(k)
+    pc = {int(v) for v in k.insts["pc"][rows]}
+    assert len(pc) == 2 + 2 + 4 + 4  # d_dist's two loads, weight, cost, two 4-access paths
+    by_pc = {}
+    for r in rows:
+        by_pc.setdefault(int(k.insts["pc"][r]), []).append(r)
+    counts = sorted((len(v), _lanes(k, v)) for v in by_pc.values())
+    # d_dist: 256 trips x 32 warps for each of its loads; weight and cost: 32 warps
+    assert counts.count((256 * 32, 256 * n)) == 2 and counts.count((32, n)) == 2
+    # the two paths split the threads: the four rows of a path have equal lanes
+    path = [c for c in counts if c not in ((256 * 32, 256 * n), (32, n))]
+    assert len(path) == 8 and sum(c[1] for c in path) == 4 * n
+    # the candidate's coordinates are one address per trip: one 4-byte lane group
+    coord_x = [v for v in by_pc.values() if len(v) == 256 * 32][1]
+    assert set(k.insts["dx"][coord_x].tolist()) == {32}
+    assert set(k.insts["sx"][coord_x].tolist()) <= {0}
+    switch = [v for v in by_pc.values() if set(k.insts["width"][v].tolist()) == {1}]
+    assert len(switch) == 1  # the bool store
+    with pytest.raises(ValueError, match="launches"):
+        registry.get("kim20/stc").build(1 / 64, 0, launches=0)
+    assert 0 <= x < n
 
 
 # -- determinism ----------------------------------------------------------------------
