@@ -21,7 +21,7 @@ from golden.workloads.kim20_pf import dynproc_launches
 from golden.workloads.kim20_shfl import integral_image_launches, scan_launches
 from golden.workloads.kim20_spmv import random_rows
 from golden.workloads.kim20_sqn import squeezenet_kernels
-from golden.workloads.stats import workload_stats
+from golden.workloads.stats import format_fig1_table, workload_stats
 
 NAMES = ("adi", "cf", "jcb1d", "lud", "ms", "nw", "pf", "shfl", "spmv", "sqn", "stc")
 
@@ -336,6 +336,31 @@ def test_small_run(name, tmp_path, capsys):
     text, err = capsys.readouterr()
     assert status == 0, err
     assert "L1:" in text and out.exists()
+
+
+def test_fig1_table():
+    rows = [{"workload": "kim20/pf", "l1_accesses": 1000, "l1_miss": 0.5},
+            {"workload": "kim20/adi", "l1_accesses": 0, "l1_miss": None}]
+    lines = format_fig1_table(rows, "kim20").splitlines()
+    assert lines[0].split("  ")[0] == "workload"
+    assert "L1 miss % (functional, untimed, kim20)" in lines[0]
+    assert lines[2].split() == ["kim20/pf", "99", "50.0", "1,000", "-", "-"]
+    assert lines[3].split() == ["kim20/adi", "-", "-", "0", "<46", "-"]
+
+
+def test_stats_cli_prints_fig1(capsys):
+    status = main(["workloads", "--stats", "--scale", "0.02", "--no-progress", "kim20/jcb1d",
+                   "kim20/lud"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "kim20 (scale 0.02, seed 0, 64 B lines)"
+    at = lines.index("kim20 Fig. 1 beside the functional model (config kim20; the paper's "
+                     "figures are timed GPGPU-Sim runs)")
+    fig = [line.split() for line in lines[at + 3:]]
+    assert [r[0] for r in fig] == ["kim20/jcb1d", "kim20/lud"]
+    assert fig[1][1] == "72" and fig[1][4] == "18"  # Fig. 1's LUD beside ours
+    assert 0 <= float(fig[0][2]) <= 100
 
 
 @pytest.mark.slow
