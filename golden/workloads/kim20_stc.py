@@ -102,7 +102,8 @@ def host_state(n: int, seed: int, launches: int):
     Yields
     ------
     tuple
-        ``(x, K, cost, assign, center_table, weight)`` as the kernel sees them.
+        ``(x, K, cost, assign, center_table, weight, dist)`` as the kernel sees them;
+        ``dist`` holds every point's float32 distance to ``x`` (``d_dist``).
     """
     rng = np.random.default_rng(seed)
     coords = rng.random((n, DIM), dtype=np.float32)
@@ -137,9 +138,10 @@ def host_state(n: int, seed: int, launches: int):
         x = int(feasible[call % numfeasible])
         k = numcenters
         center_table = np.cumsum(h.is_center) - 1
-        yield x, k, h.cost.copy(), h.assign.copy(), center_table, h.weight
+        dist = h.dist(x)
+        yield x, k, h.cost.copy(), h.assign.copy(), center_table, h.weight, dist
         # pgain's host half: costs of opening x and closing each center.
-        x_cost = h.dist(x) * h.weight
+        x_cost = dist * h.weight
         switch = x_cost < h.cost
         stride = k + 1
         work = np.zeros((n, stride), dtype=np.float32)
@@ -162,9 +164,12 @@ def host_state(n: int, seed: int, launches: int):
 
 
 def compute_cost_kernel(n: int, x: int, k: int, cost: np.ndarray, assign: np.ndarray,
-                        center_table: np.ndarray, weight: np.ndarray, a: dict,
-                        pcs: PCs) -> KernelTrace:
-    """One ``kernel_compute_cost<<<n/512, 512>>>`` launch for candidate ``x`` and ``K = k``."""
+                        center_table: np.ndarray, weight: np.ndarray, dist: np.ndarray,
+                        a: dict, pcs: PCs) -> KernelTrace:
+    """One ``kernel_compute_cost<<<n/512, 512>>>`` launch for candidate ``x`` and ``K = k``.
+
+    ``dist`` is every point's float32 distance to ``x``: it decides the branch.
+    """
     kb = KernelBuilder("kernel_compute_cost", grid=(-(-n // THREADS_PER_BLOCK),),
                        block=(THREADS_PER_BLOCK,))
     em = Emitter(kb, "compiled", prologue=6, pcs=pcs)  # bid, tid, tid < num
@@ -177,8 +182,7 @@ def compute_cost_kernel(n: int, x: int, k: int, cost: np.ndarray, assign: np.nda
              ld("ld_coord_x", 0, a["coord"] + x * _F, step=n * _F, gap=0),
              ], DIM, active=live)
     point = a["p"] + t * POINT_BYTES
-    d = a["_dist"]  # the host's float32 distances to x decide the branch
-    take = live & (d * weight[t] < cost[t])
+    take = live & (dist[t] * weight[t] < cost[t])
     em.straight([ld("ld_weight", point, 0, gap=2), ld("ld_cost", point, 24, gap=1)], active=live)
     lower = a["work_mem"] + t * stride * _F
     em.straight([st("st_switch", t, a["switch_membership"], gap=2, active=take, width=1),
@@ -213,15 +217,12 @@ def build(scale: float = 1.0, seed: int = 0, *, launches: int = LAUNCHES) -> Wor
     for name, size in (("center_table", n * 4), ("switch_membership", n), ("p", n * POINT_BYTES),
                        ("coord", n * DIM * _F)):  # allocDevMem
         a[name] = mem.alloc(f"{name}_d", size)
-    coords = np.random.default_rng(seed).random((n, DIM), dtype=np.float32)
     kernels, xs, ks = [], [], []
-    for x, k, cost, assign, center_table, weight in states:
-        diff = coords - coords[x]
-        a["_dist"] = np.einsum("ij,ij->i", diff, diff, dtype=np.float32)
-        kernels.append(compute_cost_kernel(n, x, k, cost, assign, center_table, weight, a, pcs))
+    for x, k, cost, assign, center_table, weight, dist in states:
+        kernels.append(compute_cost_kernel(n, x, k, cost, assign, center_table, weight, dist, a,
+                                           pcs))
         xs.append(x)
         ks.append(k)
-    del a["_dist"]
     return Workload(name="kim20/stc", kernels=with_resources(kernels, REGS),
                     params={"num": n, "dim": DIM, "kmin": KMIN, "kmax": KMAX, "x": xs, "K": ks,
                             "arrays": mem.sizes()},
