@@ -1,9 +1,11 @@
 """kim20 MS: CUDA SDK ``mergeSort`` (key-value merge sort) of 131072 random keys.
 
 Follows ``Samples/0_Introduction/mergeSort/mergeSort.cu`` (and ``main.cpp``,
-``mergeSort_common.h``) of NVIDIA/cuda-samples, the SDK 8.0 sample kim20
-ran (the current copy differs only in using cooperative groups for
-``__syncthreads``). ``SHARED_SIZE_LIMIT = 1024``, ``SAMPLE_STRIDE = 128``,
+``mergeSort_common.h``) of NVIDIA/cuda-samples. kim20 ran the CUDA SDK 8.0
+sample, which we could not read; the current copy synchronises through
+cooperative groups (``cg::sync``) where 8.0 called ``__syncthreads()``, and we
+assume the kernels' addresses are unchanged. ``SHARED_SIZE_LIMIT = 1024``,
+``SAMPLE_STRIDE = 128``,
 ascending (``DIR = 1``). The host (``mergeSort``):
 
 1. ``mergeSortSharedKernel<<<N/1024, 512>>>``: each CTA loads 1024 keys and

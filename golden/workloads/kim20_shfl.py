@@ -1,10 +1,11 @@
 """kim20 SHFL: CUDA SDK ``shfl_scan``: the shuffle prefix sum and the shuffle integral image.
 
 Follows ``Samples/2_Concepts_and_Techniques/shfl_scan/shfl_scan.cu`` and
-``shfl_integral_image.cuh`` of NVIDIA/cuda-samples (the sample kim20 ran
-from the CUDA SDK 8.0; the current copy spells the shuffles
-``__shfl_up_sync`` / ``tile.shfl_xor`` but computes the same addresses, and
-shuffles never touch memory). ``main`` runs two tests:
+``shfl_integral_image.cuh`` of NVIDIA/cuda-samples. kim20 ran the CUDA SDK
+8.0 sample, which we could not read; the current copy spells the shuffles
+``__shfl_up_sync`` / ``tile.shfl_xor`` where 8.0 had ``__shfl_up`` /
+``__shfl_xor``, and we assume the loads and stores around them are those of
+8.0 (shuffles never touch memory). ``main`` runs two tests:
 
 ``shuffle_simple_test`` (65536 ints)
     ``shfl_scan_test<<<256, 256, 32 B>>>(data, 32, partial_sums)``: each
