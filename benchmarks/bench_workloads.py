@@ -7,7 +7,9 @@ budget: both suites under 3 minutes in all on 2 cores, under 8 GiB.
 
 Usage::
 
-    python benchmarks/bench_workloads.py [--suite tian15|rdgc] [--scale 1.0] [--jobs 2]
+    python benchmarks/bench_workloads.py [--suite S ...] [--scale 1.0] [--jobs 2]
+
+``--suite`` may be repeated (``--suite kim20 --suite ciao18``); all suites by default.
 """
 
 from __future__ import annotations
@@ -46,13 +48,17 @@ def measure(name: str, scale: float, tmp: str) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", choices=("tian15", "rdgc"), default=None)
+    ap.add_argument("--suite", action="append", default=None, help="only these suites")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--jobs", type=int, default=2, help="workloads built at once (2 cores)")
     args = ap.parse_args()
     from golden.workloads import registry
 
-    names = registry.names(args.suite)
+    unknown = set(args.suite or ()) - set(registry.suites())
+    if unknown:
+        ap.error(f"unknown suite(s) {', '.join(sorted(unknown))} (suites: "
+                 f"{', '.join(registry.suites())})")
+    names = [n for n in registry.names() if args.suite is None or n.split("/")[0] in args.suite]
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         rows = list(pool.map(lambda n: measure(n, args.scale, tmp), names))

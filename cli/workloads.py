@@ -10,7 +10,7 @@ from cli.run import positive_int, scale
 from golden.errors import InputError
 from golden.workloads import registry
 
-__all__ = ["add_parser", "workloads"]
+__all__ = ["add_parser", "workloads", "functional_l1"]
 
 
 def add_parser(sub) -> None:
@@ -45,18 +45,50 @@ def workloads(args: argparse.Namespace) -> int:
         print(format_table(("workload", "suite", "paper size", "description"), rows))
         return 0
 
-    from golden.workloads.stats import PAPER_FIGURE, format_stats_table, workload_stats
+    from golden.workloads.stats import (
+        FIG1_SUITE,
+        PAPER_FIGURE,
+        format_fig1_table,
+        format_stats_table,
+        workload_stats,
+    )
 
     by_suite: dict[str, list[dict]] = {}
+    fig1: list[dict] = []
     with progress(len(specs), "building", "workload", args.progress) as bar:
         for s in specs:
             bar.set_postfix_str(s.key)
             wl = registry.build(s.key, args.scale, args.seed)
             by_suite.setdefault(s.suite, []).append(workload_stats(wl, line_size=args.line_size))
+            if s.suite == FIG1_SUITE:
+                fig1.append(functional_l1(wl, FIG1_SUITE))
             bar.update(1)
     for i, (suite, rows) in enumerate(by_suite.items()):
         if i:
             print()
         print(f"{suite} (scale {args.scale:g}, seed {args.seed}, {args.line_size} B lines)")
         print(format_stats_table(rows, PAPER_FIGURE.get(suite)))
+        if suite == FIG1_SUITE:
+            print()
+            print(f"{suite} Fig. 1 beside the functional model (config {FIG1_SUITE}; the paper's "
+                  "figures are timed GPGPU-Sim runs)")
+            print(format_fig1_table(fig1, FIG1_SUITE))
     return 0
+
+
+def functional_l1(wl, config: str) -> dict:
+    """The L1 miss rate of ``gpucache run --config <config>`` on ``wl`` (untimed model).
+
+    Returns
+    -------
+    dict
+        ``workload``, ``l1_accesses`` and ``l1_miss`` (misses over accesses, loads and
+        stores; None without accesses).
+    """
+    from cli.run import simulate
+    from golden.configs.loader import load_config
+
+    l1 = simulate(wl, load_config(config), show_progress=False)["caches"]["l1"]
+    n = int(l1["accesses"])
+    misses = int(l1["read_misses"]) + int(l1["write_misses"])
+    return {"workload": wl.name, "l1_accesses": n, "l1_miss": misses / n if n else None}

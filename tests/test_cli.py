@@ -141,7 +141,7 @@ def test_workloads_suite(capsys):
 
 
 def test_workloads_names(capsys):
-    status, out, _ = run_main(capsys, "workloads", "spmv", "rdgc/nw")
+    status, out, _ = run_main(capsys, "workloads", "tian15/spmv", "rdgc/nw")
     assert status == 0
     assert [line.split()[0] for line in out.splitlines()[2:]] == ["rdgc/nw", "tian15/spmv"]
     assert_user_error(*run_main(capsys, "workloads", "nosuch"), "unknown workload 'nosuch'")
@@ -149,7 +149,7 @@ def test_workloads_names(capsys):
 
 def test_workloads_stats(capsys):
     status, out, err = run_main(capsys, "workloads", "--stats", "--scale", "0.05",
-                                "matrixmul", "spmv")
+                                "matrixmul", "tian15/spmv")
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0] == "tian15 (scale 0.05, seed 0, 64 B lines)"

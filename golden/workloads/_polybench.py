@@ -149,6 +149,8 @@ class Access:
     active : numpy.ndarray, optional
         ``bool[n_threads]``: threads that execute this access (a branch inside the
         kernel); the kernel's bounds check is given to the :class:`Emitter` instead.
+    width : int
+        Bytes per thread (4 for ``float``, 8 for ``double``).
     """
 
     op: Op
@@ -159,6 +161,7 @@ class Access:
     gap: int = 0
     forwarded: str = "never"
     active: np.ndarray | None = None
+    width: int = ELEM
 
     def __post_init__(self) -> None:
         if self.forwarded not in _FORWARDED:
@@ -287,6 +290,7 @@ class Emitter:
         pcs = np.array([self.pcs(a.label) for a in body], dtype=np.int64)
         step = np.array([a.step for a in body], dtype=np.int64)
         offset = np.array([a.offset for a in body], dtype=np.int64)
+        widths = np.array([a.width for a in body], dtype=np.int64)
         addr = [np.broadcast_to(np.asarray(a.addr, dtype=np.int64), (n,)) for a in body]
         stacked = np.stack(addr) if n_body * n <= _MAX_ELEMS else None
         branch = None
@@ -313,7 +317,8 @@ class Emitter:
             if branch is not None:
                 sel = np.stack([branch[x] for x in ee])
                 act = sel if act is None else act & sel
-            kb.sequence(ops[ee], pcs[ee], addrs, active=act, gaps=gaps[s:s + k_max])
+            kb.sequence(ops[ee], pcs[ee], addrs, active=act, widths=widths[ee],
+                        gaps=gaps[s:s + k_max])
 
     def finish(self) -> KernelTrace:
         """Build the kernel.

@@ -22,7 +22,8 @@ from golden.trace.analysis import thread_access_counts
 from golden.trace.coalesce import check_line_size, coalesce
 from golden.trace.model import Op, Space, Workload
 
-__all__ = ["STAT_KEYS", "PAPER_FIGURE", "workload_stats", "format_stats_table", "paper_figure"]
+__all__ = ["STAT_KEYS", "PAPER_FIGURE", "workload_stats", "format_stats_table", "paper_figure",
+           "FIG1_SUITE", "format_fig1_table"]
 
 #: Keys of :func:`workload_stats`'s dictionary, in table order.
 STAT_KEYS = ("workload", "kernels", "ctas", "warps", "instructions", "mem_instructions",
@@ -264,3 +265,51 @@ def _registered_paper(name: str) -> dict:
         return registry.get(name).paper
     except (ValueError, KeyError):
         return {}
+
+
+# -- kim20 Fig. 1 -------------------------------------------------------------------
+
+#: The suite whose paper gives Fig. 1's L1 miss rates and warp occupancies (``paper`` keys
+#: ``l1_miss`` and ``occupancy``, in %).
+FIG1_SUITE = "kim20"
+
+
+def format_fig1_table(rows: list[dict], config: str) -> str:
+    """kim20 Fig. 1 (L1D miss rate, warp occupancy) beside what the untimed model gives.
+
+    Fig. 1 was measured on GPGPU-Sim's timing model; the warp occupancy needs ours
+    (not built yet), so its column shows ``-``. The L1 miss rate shown is that of the
+    functional (untimed, fixed-order interleaved) model on ``config``, labelled so.
+
+    Parameters
+    ----------
+    rows : list of dict
+        ``workload`` (``suite/name``), ``l1_accesses`` and ``l1_miss`` (a fraction, or
+        None when not measured); the paper's figures come from the registry.
+    config : str
+        Name of the machine configuration the functional model ran.
+
+    Returns
+    -------
+    str
+        The table, without a trailing newline.
+    """
+    headers = ["workload", "paper L1 miss % (Fig. 1)",
+               f"L1 miss % (functional, untimed, {config})", "L1 accesses",
+               "paper warp occupancy % (Fig. 1)", "warp occupancy % (timing model)"]
+    cells = []
+    for row in rows:
+        paper = _registered_paper(row["workload"])
+        miss = row.get("l1_miss")
+        cells.append([row["workload"], paper_figure(paper, "l1_miss"),
+                      "-" if miss is None else f"{100 * miss:.1f}",
+                      f"{int(row.get('l1_accesses', 0)):,}",
+                      paper_figure(paper, "occupancy"), "-"])
+    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
+
+    def fmt(values: Sequence[str]) -> str:
+        out = [v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(values, widths,
+                                                                                   strict=True))]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(c) for c in cells])

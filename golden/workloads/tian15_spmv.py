@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from golden.trace.builder import KernelBuilder
-from golden.trace.model import Workload
+from golden.trace.model import KernelTrace, Workload
 from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
-__all__ = ["build", "random_csr", "SIZE", "DENSITY_PPM", "NORMAL_STDDEV", "MAX_WG_SIZE"]
+__all__ = ["build", "csr_kernel", "random_csr", "SIZE", "DENSITY_PPM", "NORMAL_STDDEV", "MAX_WG_SIZE"]
 
 #: Matrix order at scale 1.0 (tian15 Table 2: 256x256).
 SIZE = 256
@@ -109,7 +109,7 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     }
     return Workload(
         name="tian15/spmv",
-        kernels=[_csr_kernel(n, ap, aj, base)],
+        kernels=[csr_kernel(n, ap, aj, base)],
         params={"n": n, "nnz": nnz, "density_ppm": DENSITY_PPM, "normal_stddev": NORMAL_STDDEV,
                 "arrays": dict(mem.arrays)},
         source=_SOURCE,
@@ -124,7 +124,12 @@ def _work_group_size(global_size: int) -> int:
     return wg
 
 
-def _csr_kernel(n: int, ap: np.ndarray, aj: np.ndarray, base: dict):
+def csr_kernel(n: int, ap: np.ndarray, aj: np.ndarray, base: dict) -> KernelTrace:
+    """One ``csr`` launch: a thread per row of the ``n``-row CSR matrix ``(ap, aj)``.
+
+    ``base`` holds the byte addresses of ``Ap``, ``Aj``, ``Ax``, ``x`` and ``y``.
+    kim20's SPMV reuses this kernel (:mod:`golden.workloads.kim20_spmv`).
+    """
     wg = _work_group_size(n)
     kb = KernelBuilder("csr", grid=(-(-n // wg),), block=(wg,))
     pcs = PCs()
