@@ -1,4 +1,4 @@
-"""``gpucache trace``: convert Accel-Sim traces, and describe a trace file."""
+"""``gpucache trace``: convert Accel-Sim traces, export workloads as Accel-Sim traces, describe a trace."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from cli.output import format_table, plural
+from cli.run import positive_int, scale
+from golden.errors import InputError
+from golden.trace.accelsim_export import DEPENDENCES
 from golden.trace.io import FORMAT_VERSION, save_workload
 from golden.trace.model import KernelTrace, Op, Space, Workload
 
-__all__ = ["add_parser", "convert", "info", "kernel_summary"]
+__all__ = ["add_parser", "convert", "export", "info", "kernel_summary"]
 
 #: Memory spaces reported by ``trace info``, in column order.
 SPACES = (Space.GLOBAL, Space.SHARED, Space.LOCAL, Space.CONST, Space.TEXTURE)
@@ -34,6 +37,20 @@ def add_parser(sub) -> None:
                                     "or kernelslist.g.")
     i.add_argument("file", metavar="FILE")
     i.set_defaults(func=info)
+    e = tsub.add_parser("export", help="a workload -> an Accel-Sim trace directory",
+                        description="Write a built-in workload (or a trace file) as an Accel-Sim trace "
+                                    "(kernelslist.g and kernel-N.traceg, tracer version 4), to run it "
+                                    "on Accel-Sim's trace-driven simulator.")
+    src = e.add_mutually_exclusive_group(required=True)
+    src.add_argument("--workload", metavar="NAME", help="built-in workload")
+    src.add_argument("--trace", metavar="FILE", help="a gpucache .npz or an Accel-Sim trace")
+    e.add_argument("--scale", type=scale, default=None, help="input size relative to the paper's")
+    e.add_argument("--seed", type=positive_int(0), default=None, help="input seed (default 0)")
+    e.add_argument("--format", choices=("accelsim",), default="accelsim", help="trace format (accelsim)")
+    e.add_argument("--dependences", choices=DEPENDENCES, default="next-memory",
+                   help="what a load's result blocks: the warp's next memory instruction, or nothing")
+    e.add_argument("out", metavar="OUT_DIR")
+    e.set_defaults(func=export)
 
 
 def convert(args: argparse.Namespace) -> int:
@@ -45,6 +62,26 @@ def convert(args: argparse.Namespace) -> int:
     insts = sum(k.n_instructions for k in wl.kernels)
     print(f"{args.out}: {plural(len(wl.kernels), 'kernel')}, {insts:,} warp instructions "
           f"(gpucache-trace version {FORMAT_VERSION})")
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """Write a workload as an Accel-Sim trace directory."""
+    from cli.run import load_workload_arg
+    from golden.trace.accelsim_export import write_accelsim
+    from golden.workloads import registry
+
+    if args.trace:
+        if args.scale is not None or args.seed is not None:
+            raise InputError("--scale and --seed size a built-in --workload; a --trace is exported as "
+                             "recorded")
+        wl = load_workload_arg(args.trace)
+    else:
+        wl = registry.build(args.workload, 1.0 if args.scale is None else args.scale, args.seed or 0)
+    s = write_accelsim(wl, args.out, dependences=args.dependences)
+    extra = f" (+{s.appended_exits:,} EXITs appended)" if s.appended_exits else ""
+    print(f"{s.directory}: {plural(s.kernels, 'kernel')}, {s.warp_instructions:,} warp instructions{extra} "
+          f"(Accel-Sim tracer version 4, dependences {args.dependences})")
     return 0
 
 
