@@ -102,3 +102,29 @@ class BypassBits(UnitModel):
         self.s2_req = (s1_req__valid, s1_req__set, s1_req__way, s1_req__bypass)
         self.s2_fill = (s1_fill__valid, s1_fill__set, s1_fill__way)
         return {"s2_resp__valid": int(valid), "s2_resp__bit": resp}
+
+
+def bits_cycle_log(model: BypassBits, req_valid: np.ndarray, req_set: np.ndarray, req_way: np.ndarray,
+                   req_bypass: np.ndarray, resp_bit: np.ndarray, fill_valid: np.ndarray,
+                   fill_set: np.ndarray, fill_way: np.ndarray, ctx: np.ndarray) -> np.ndarray:
+    """Cycle log of the store, one L2 event (a request, a fill, or both) per cycle.
+
+    Event *k* is presented in row *k*; a request's bit (``resp_bit[k]``, the
+    bit it read, as the one-event-at-a-time store of tian15 answers) shows
+    in row *k* + 1. One idle row at the end answers the last event, so logs
+    of consecutive chunks concatenate into a valid log.
+
+    Returns rows of ``model.log_dtype`` plus ``ctx_access``.
+    """
+    n = len(req_valid)
+    log = np.zeros(n + 1, dtype=np.dtype(model.log_dtype.descr + [("ctx_access", "<i8")]))
+    for col, values in (("s1_req__valid", req_valid), ("s1_req__set", req_set), ("s1_req__way", req_way),
+                        ("s1_req__bypass", req_bypass), ("s1_fill__valid", fill_valid),
+                        ("s1_fill__set", fill_set), ("s1_fill__way", fill_way)):
+        log[col][:n] = values
+    log["exp_s2_resp__valid"][1:] = req_valid
+    log["exp_s2_resp__bit"][1:] = np.where(np.asarray(req_valid) != 0, resp_bit, 0)
+    if n:
+        log["ctx_access"][:n] = ctx
+        log["ctx_access"][n] = ctx[-1]
+    return log

@@ -203,3 +203,58 @@ class L1TagUnit(UnitModel):
         self.table.step(s1_lookup__valid=int(self.taken), s1_lookup__idx=h, **update)
         self.s2 = (s1_req__line, h, bool(s1_req__store)) if self.taken else None
         return out
+
+
+def l1_cycle_log(model: L1TagUnit, line: np.ndarray, pc: np.ndarray, store: np.ndarray, hit: np.ndarray,
+                 way: np.ndarray, predict: np.ndarray, l2_bit: np.ndarray, install: np.ndarray,
+                 fill_way: np.ndarray, ctx: np.ndarray) -> np.ndarray:
+    """Cycle log of the unit from per-request arrays (vectorised; no loop per row).
+
+    Per request *k* (in order): ``line``, ``pc``, ``store``; the outcome
+    tian15's one-request-at-a-time unit gives it (``hit``, hit ``way``,
+    ``predict``); for a load miss the L2's bit and how it resolved
+    (``l2_bit``, ``install``, the ``fill_way`` when installed).
+
+    Timing (see the module docstring): request *k* is taken in its row
+    *c_k* and answered in *c_k* + 1. After a load miss the requester keeps
+    the next request presented (valid, not taken) in *c_k* + 1 and *c_k* + 2;
+    the L2 answers in *c_k* + 2, the first cycle it can; the next request is
+    taken in *c_k* + 3. A last row with no request answers the last
+    request (after a last load miss, its response row comes first), so logs
+    of consecutive chunks concatenate into a valid log.
+
+    Returns rows of ``model.log_dtype`` plus ``ctx_access`` (the access of
+    the request presented in the row, or of the last one).
+    """
+    n = len(line)
+    load_miss = (np.asarray(hit) == 0) & (np.asarray(store) == 0)
+    # Rows of "request" k (k = n: the final idle row): 2 stall rows after a load miss, then its own.
+    rows_per = np.ones(n + 1, dtype=np.int64)
+    rows_per[1:] += 2 * load_miss
+    start = np.cumsum(rows_per) - 1  # the row where request k is taken
+    log = np.zeros(int(start[-1]) + 1, dtype=np.dtype(model.log_dtype.descr + [("ctx_access", "<i8")]))
+    presented = np.repeat(np.arange(n + 1), rows_per)  # the request presented in each row
+    real = presented < n
+    for col, values in (("s1_req__line", line), ("s1_req__pc", pc), ("s1_req__store", store)):
+        log[col][real] = np.asarray(values)[presented[real]]
+    log["s1_req__valid"] = real
+    if n:
+        log["ctx_access"] = np.asarray(ctx)[np.minimum(presented, n - 1)]
+    taken = start[:n]
+    answer = taken + 1
+    log["exp_s1_req__ready"] = 1
+    log["exp_s2_lookup__valid"][answer] = 1
+    log["exp_s2_lookup__hit"][answer] = hit
+    log["exp_s2_lookup__way"][answer] = np.where(np.asarray(hit) != 0, way, 0)
+    log["exp_s2_lookup__predict"][answer] = predict
+    miss_rows = taken[load_miss]
+    log["exp_s1_req__ready"][miss_rows + 1] = 0
+    log["exp_s1_req__ready"][miss_rows + 2] = 0
+    resolve = miss_rows + 2
+    installed = np.asarray(install)[load_miss]
+    log["l2_resp__valid"][resolve] = 1
+    log["l2_resp__bit"][resolve] = np.asarray(l2_bit)[load_miss]
+    log["exp_fill__valid"][resolve] = 1
+    log["exp_fill__install"][resolve] = installed
+    log["exp_fill__way"][resolve] = np.where(installed != 0, np.asarray(fill_way)[load_miss], 0)
+    return log

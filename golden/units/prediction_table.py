@@ -118,3 +118,36 @@ class PredictionTable(UnitModel):
         self.s2_update = (s1_inc__en, s1_inc__idx, s1_dec__en, s1_dec__idx)
         self.s2_lookup = (s1_lookup__valid, s1_lookup__idx)
         return out
+
+
+def table_cycle_log(model: PredictionTable, idx: np.ndarray, count: np.ndarray, inc_en: np.ndarray,
+                    inc_idx: np.ndarray, dec_en: np.ndarray, dec_idx: np.ndarray,
+                    ctx: np.ndarray) -> np.ndarray:
+    """Cycle log of the table driven one L1 request per cycle, from per-request arrays.
+
+    Request *k* looks up ``idx[k]`` in row *k* and its updates (``inc_*``,
+    ``dec_*``, decided in the L1's s2) enter in row *k* + 1, as the L1 unit
+    drives them. Row *k* + 1 shows the count request *k* saw (``count[k]``:
+    the counter after every earlier request's update, before its own). One
+    more row, with no lookup, carries the last updates and shows the last
+    count, so the table is idle and every lookup answered at the end: logs
+    of consecutive chunks concatenate into a valid log.
+
+    Returns rows of ``model.log_dtype`` plus ``ctx_access`` (row *k*: the
+    access of request *k*; the last row: the last request's).
+    """
+    n = len(idx)
+    log = np.zeros(n + 1, dtype=np.dtype(model.log_dtype.descr + [("ctx_access", "<i8")]))
+    log["s1_lookup__valid"][:n] = 1
+    log["s1_lookup__idx"][:n] = idx
+    log["s1_inc__en"][1:] = inc_en
+    log["s1_inc__idx"][1:] = inc_idx
+    log["s1_dec__en"][1:] = dec_en
+    log["s1_dec__idx"][1:] = dec_idx
+    log["exp_s2_lookup__valid"][1:] = 1
+    log["exp_s2_lookup__count"][1:] = count
+    log["exp_s2_lookup__bypass"][1:] = np.asarray(count) >= model.threshold
+    if n:
+        log["ctx_access"][:n] = ctx
+        log["ctx_access"][n] = ctx[-1]
+    return log
