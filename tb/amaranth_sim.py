@@ -9,7 +9,8 @@ import numpy as np
 from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
-from tb.log import Mismatch, layout_of
+from synth.verilog import flat_ports
+from tb.log import Mismatch, unit_layout
 
 __all__ = ["ReplayResult", "replay_amaranth"]
 
@@ -29,33 +30,35 @@ class ReplayResult:
 def replay_amaranth(dut: wiring.Component, log: np.ndarray, *, vcd: str | None = None) -> ReplayResult:
     """Drive ``log``'s inputs into ``dut`` cycle by cycle and compare every output.
 
-    Each row is one clock cycle: inputs are set, the combinational outputs
-    are compared with the ``exp_`` columns, then the clock ticks. Stops at
-    the first mismatch.
+    A cycle with every input at 0 comes first (as the reset cycle of the
+    Verilog replayers, so the memories' read registers hold defined data).
+    Then each row is one clock cycle: inputs are set, the outputs are
+    compared with the ``exp_`` columns, then the clock ticks. Stops at the
+    first mismatch.
 
     Parameters
     ----------
     dut : wiring.Component
-        The unit; its signature's port names match the log's columns.
+        The unit; its flattened port names (``a__b`` for nested members) match the log's columns.
     log : numpy.ndarray
         Transaction log (see ``golden.units.base``).
     vcd : str, optional
         Write a waveform here; also taken from ``$GPUCACHE_VCD`` when unset.
     """
-    members = dut.signature.members
-    in_ports = [n for n, m in members.items() if m.flow == wiring.In]
-    out_ports = [n for n, m in members.items() if m.flow == wiring.Out]
-    layout = layout_of(log, in_ports, out_ports)
-    ins = {p: log[p].tolist() for p in in_ports}
-    exp = {p: log[f"exp_{p}"].tolist() for p in out_ports}
+    layout = unit_layout(log, dut)
+    values = {p.name: p.value for p in flat_ports(dut)}
+    ins = {p: log[p].tolist() for p in layout.inputs}
+    exp = {p: log[f"exp_{p}"].tolist() for p in layout.outputs}
     result: dict = {"rows": 0, "mismatch": None}
 
     async def testbench(ctx):
+        # One cycle with every input 0 first, as the Verilog replayers' reset cycle.
+        await ctx.tick()
         for i in range(len(log)):
-            for p in in_ports:
-                ctx.set(getattr(dut, p), ins[p][i])
-            got = {p: ctx.get(getattr(dut, p)) for p in out_ports}
-            if any(got[p] != exp[p][i] for p in out_ports):
+            for p in layout.inputs:
+                ctx.set(values[p], ins[p][i])
+            got = {p: ctx.get(values[p]) for p in layout.outputs}
+            if any(got[p] != exp[p][i] for p in layout.outputs):
                 result["mismatch"] = Mismatch.at(log, layout, i, got)
                 return
             result["rows"] = i + 1

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tb.log import Mismatch, layout_of
+from tb.log import Mismatch, unit_layout
 
 __all__ = ["replay_cocotb", "require_icarus"]
 
@@ -55,7 +55,7 @@ class ReplayTB:
     dut : cocotb handle
         The toplevel (generated Verilog module ``top``).
     inputs, outputs : list of str
-        Port names, as in the log.
+        Port names, as in the log and the Verilog (nested members flattened, ``a__b``).
     """
 
     def __init__(self, dut, inputs: list[str], outputs: list[str]) -> None:
@@ -129,14 +129,13 @@ def replay_cocotb(dut, log: np.ndarray, build_dir: str | Path):
     """
     from cocotb_tools.runner import get_runner
 
-    from synth.verilog import port_list, write_verilog
+    from synth.verilog import write_verilog
     from tb.amaranth_sim import ReplayResult
 
     require_icarus()
     build_dir = Path(build_dir).resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
-    ins, outs = port_list(dut)
-    layout = layout_of(log, [n for n, _ in ins], [n for n, _ in outs])
+    layout = unit_layout(log, dut)
     src = write_verilog(dut, build_dir / "top.v")
     log_path, ports_path, result_path = (build_dir / n for n in ("log.npy", "ports.json", "result.json"))
     np.save(log_path, log)

@@ -11,8 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from amaranth.lib import wiring
 
-__all__ = ["LogLayout", "Mismatch", "layout_of"]
+from synth.verilog import flat_ports
+
+__all__ = ["LogLayout", "Mismatch", "layout_of", "unit_layout"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,12 @@ def layout_of(log: np.ndarray, in_ports: list[str], out_ports: list[str]) -> Log
         raise ValueError(f"Log columns {', '.join(extra)} are not ports of the unit")
     context = tuple(n for n in log.dtype.names if n.startswith("ctx_"))
     return LogLayout(tuple(in_ports), tuple(out_ports), context)
+
+
+def unit_layout(log: np.ndarray, dut: wiring.Component) -> LogLayout:
+    """:func:`layout_of` for the ports of ``dut``, nested members flattened (``synth.verilog.flat_ports``)."""
+    ports = flat_ports(dut)
+    return layout_of(log, [p.name for p in ports if p.is_input], [p.name for p in ports if not p.is_input])
 
 
 @dataclass(frozen=True)

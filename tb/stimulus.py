@@ -30,18 +30,22 @@ def l1_tag_inputs(rng: np.random.Generator, *, lines: int, pcs: int, p_store: fl
                   p_idle: float = 0.1, p_l2: float = 0.7, p_bit: float = 0.3) -> Callable:
     """Input generator for :class:`L1TagUnit`: requests over ``lines`` lines from ``pcs`` PCs.
 
-    While a load miss waits, the L2 answers with probability ``p_l2`` per cycle,
-    with ``bypassBit = 1`` with probability ``p_bit``.
+    The requester follows valid/ready: a request stays presented, unchanged,
+    until the unit takes it (``unit.taken``); then, with probability
+    ``p_idle``, a cycle passes with no request. The L2 port is driven at
+    random in every cycle (the unit must ignore it while no miss waits):
+    ``l2_resp__valid`` with probability ``p_l2``, ``l2_resp__bit`` with ``p_bit``.
     """
+    pending: dict[str, int] = {}
 
     def gen(unit: L1TagUnit) -> dict[str, int]:
-        if unit.waiting is not None:
-            if rng.random() < p_l2:
-                return {"l2_valid": 1, "l2_bit": int(rng.random() < p_bit)}
-            return {}
-        if rng.random() < p_idle:
-            return {}
-        return {"req_valid": 1, "req_line": int(rng.integers(0, lines)),
-                "req_pc": 0x100 + 8 * int(rng.integers(0, pcs)), "req_store": int(rng.random() < p_store)}
+        nonlocal pending
+        if unit.taken or not pending:
+            pending = {} if rng.random() < p_idle else {
+                "s1_req__valid": 1, "s1_req__line": int(rng.integers(0, lines)),
+                "s1_req__pc": 0x100 + 8 * int(rng.integers(0, pcs)),
+                "s1_req__store": int(rng.random() < p_store)}
+        l2 = {"l2_resp__valid": int(rng.random() < p_l2), "l2_resp__bit": int(rng.random() < p_bit)}
+        return {**pending, **l2}
 
     return gen

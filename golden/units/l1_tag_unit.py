@@ -7,42 +7,52 @@ come from ``golden.units.pc_hash``; its replacement state and victim choice
 are those of the cache engine (``golden.cache.replacement``), so the unit and
 the whole-workload model share one implementation.
 
-Ports (the RTL ``rtl.predictor.L1TagUnit`` has the same)::
+Ports (the RTL ``rtl.predictor.L1TagUnit`` has the same; nested signatures
+flattened as in the generated Verilog, ``a__b``)::
 
-    in   req_valid, req_line [line_bits], req_pc [32], req_store
-    in   l2_valid, l2_bit                 the L2's response to a load miss, with its bypassBit
-    out  req_ready                        1 while no load miss waits for the L2
-    out  lookup_hit, lookup_way, lookup_predict
-    out  fill_valid, fill_install, fill_way
+    in   s1_req__valid, s1_req__line [line_bits], s1_req__pc [32], s1_req__store
+    out  s1_req__ready                    the request is taken this cycle
+    out  s2_lookup__valid, s2_lookup__hit, s2_lookup__way, s2_lookup__predict
+    in   l2_resp__valid, l2_resp__bit     the L2's response to a load miss, with its bypassBit
+    out  fill__valid, fill__install, fill__way
 
-Protocol. The unit is *blocking*: it takes a request when ``req_valid &
-req_ready``; the lookup outputs are combinational in that cycle (0 when no
-request is taken). ``lookup_predict`` is the prediction for the request's
-PC (``table[hash(pc)] >= threshold``), shown on every request.
+Protocol: a two-stage pipeline with a valid/ready request. A request is
+taken in cycle *t* (stage s1) when ``s1_req__valid & s1_req__ready``; its
+lookup shows in cycle *t* + 1 (stage s2): ``s2_lookup__valid = 1``, hit,
+hit way (0 on a miss) and ``predict`` = ``table[hash(pc)] >= threshold``,
+the table including every earlier request's update. Outputs are 0 when
+there is nothing to show. Everything below happens at the edge ending s2:
 
-* Hit (``lookup_way`` = hit way). At the clock edge, for a load (and for a
-  store when ``store_reuse``): ``table[hpc[way]]--`` and ``hpc[way] =
-  hash(pc)`` (Listing 1); for every hit the replacement state is touched.
+* Hit. For a load (and for a store when ``store_reuse``):
+  ``table[hpc[way]]--`` and ``hpc[way] = hash(pc)`` (Listing 1); for every
+  hit the replacement state is touched.
 * Store miss: no allocation (write-through, no write-allocate); nothing
-  changes; ``lookup_way = 0``.
-* Load miss (``lookup_way = 0``). The unit picks the victim now (the
-  engine's rule: lowest invalid way, else the replacement policy's) and
-  keeps it. If not predicted bypass and the victim is valid,
-  ``table[hpc[victim]]++`` at the edge (Listing 1's increment; an invalid
-  victim has no hashed PC to train). The unit then waits (``req_ready = 0``)
-  for ``l2_valid``.
-* In the cycle of ``l2_valid``: ``fill_valid = 1``, ``fill_install =
-  !predicted | l2_bit`` (Listing 1: a set bypassBit overrides a bypass
-  prediction) and ``fill_way`` = the victim when installing, else 0. If it
-  installs: tag, ``hpc = hash(pc)`` and the replacement insert at the edge;
-  the corrected install does **not** increment the victim's counter (as in
-  Listing 1). Then ready again.
+  changes.
+* Load miss. The unit picks the victim (the engine's rule: lowest invalid
+  way, else the replacement policy's) and keeps it. If not predicted bypass
+  and the victim is valid, ``table[hpc[victim]]++`` (Listing 1's increment;
+  an invalid victim has no hashed PC to train). ``s1_req__ready`` is 0 in
+  this s2 cycle, and the unit waits for ``l2_resp__valid``.
+* In the cycle of ``l2_resp__valid`` (ignored when no miss waits):
+  ``fill__valid = 1``, ``fill__install = !predicted | l2_resp__bit``
+  (Listing 1: a set bypassBit overrides a bypass prediction) and
+  ``fill__way`` = the victim when installing, else 0. If it installs: tag,
+  ``hpc = hash(pc)`` and the replacement insert at the edge; the corrected
+  install does **not** increment the victim's counter (as in Listing 1).
+  Ready again in the next cycle.
 
-The victim way shows only when it is filled: the golden cache engine picks
-its victim when the line arrives, which in this blocking unit is the same
-choice, and never picks one for a bypassed line.
+Requests therefore act in order, each on the state every earlier request
+left: the outputs and the state are those of the one-request-at-a-time
+unit of tian15, delayed by the pipeline. The victim way shows only when it
+is filled: the golden cache engine picks its victim when the line
+arrives, which in this blocking unit is the same choice, and never picks
+one for a bypassed line.
 
-Latency: hit 1 cycle; load miss 1 cycle + the L2's response time.
+Latency: lookup 1 cycle; one request per cycle while requests hit or are
+stores. A load miss holds ``s1_req__ready`` at 0 from its s2 cycle through
+the cycle of the L2's response; with the response in the first cycle it
+can come (the cycle after s2), the next request is taken 3 cycles after
+the miss (2 stall cycles).
 """
 
 from __future__ import annotations
@@ -52,7 +62,7 @@ import numpy as np
 from golden.cache.replacement import choose_victim, insert, replacement_kind, seed_states, touch
 from golden.units.base import UnitModel
 from golden.units.pc_hash import pc_hash
-from golden.units.prediction_table import check_table_params, table_update
+from golden.units.prediction_table import PredictionTable, check_table_params
 
 __all__ = ["L1TagUnit", "UNIT_REPLACEMENTS", "TRANSACTION_DTYPE"]
 
@@ -117,10 +127,10 @@ class L1TagUnit(UnitModel):
         self.hash_bits, self.pc_shift, self.store_reuse = hash_bits, pc_shift, store_reuse
         self._kind = replacement_kind(replacement)
         wb = max(1, (ways - 1).bit_length())
-        self.inputs = {"req_valid": 1, "req_line": line_bits, "req_pc": 32, "req_store": 1,
-                       "l2_valid": 1, "l2_bit": 1}
-        self.outputs = {"req_ready": 1, "lookup_hit": 1, "lookup_way": wb, "lookup_predict": 1,
-                        "fill_valid": 1, "fill_install": 1, "fill_way": wb}
+        self.inputs = {"s1_req__valid": 1, "s1_req__line": line_bits, "s1_req__pc": 32, "s1_req__store": 1,
+                       "l2_resp__valid": 1, "l2_resp__bit": 1}
+        self.outputs = {"s1_req__ready": 1, "s2_lookup__valid": 1, "s2_lookup__hit": 1, "s2_lookup__way": wb,
+                        "s2_lookup__predict": 1, "fill__valid": 1, "fill__install": 1, "fill__way": wb}
         self.reset()
 
     def reset(self) -> None:
@@ -132,37 +142,21 @@ class L1TagUnit(UnitModel):
         self.tree = np.zeros(self.sets, dtype=np.int64)
         self.rng = seed_states(0, 1)
         self.clock = np.zeros(1, dtype=np.int64)
-        self.counters = np.zeros(self.entries, dtype=np.uint8)
+        self.table = PredictionTable(entries=self.entries, width=self.counter_width, threshold=self.threshold)
+        self.s2 = None  # (line, hashed pc, store) of the request in stage 2
         self.waiting = None  # (line, hashed pc, victim, predicted) of the load miss in flight
+        self.taken = False  # whether the last cycle took its request
+
+    @property
+    def counters(self) -> np.ndarray:
+        """The prediction table's counters (writes of the last cycle's updates still pending)."""
+        return self.table.counters
 
     def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
-        """Cycle log of recorded requests: one cycle per request, and one more per load miss.
-
-        A request is taken in its own cycle (lookup outputs in that cycle);
-        a load miss then waits, and the L2 response arrives in the next cycle
-        (the log leaves out the idle cycles of the L2's latency: the unit
-        holds its state while waiting, so they carry nothing).
-        """
+        """Cycle log of recorded requests (:data:`TRANSACTION_DTYPE`), laid out by :func:`l1_cycle_log`."""
         tx = transactions
-        miss = tx["miss"].astype(bool)
-        before = np.cumsum(miss) - miss  # load misses before each request
-        req = np.arange(len(tx)) + before
-        resp = req[miss] + 1
-        log = np.zeros(len(tx) + int(miss.sum()), self.cycle_log_dtype)
-        hit = tx["hit"].astype(bool)
-        for name, value in (("req_valid", 1), ("req_line", tx["line"]), ("req_pc", tx["pc"]),
-                            ("req_store", tx["store"]), ("exp_req_ready", 1), ("exp_lookup_hit", hit),
-                            ("exp_lookup_way", np.where(hit, tx["way"], 0)),
-                            ("exp_lookup_predict", tx["predict"]), ("ctx_access", tx["access"])):
-            log[name][req] = value
-        m = tx[miss]
-        install = m["install"].astype(bool)
-        for name, value in (("l2_valid", 1), ("l2_bit", m["l2_bit"]), ("exp_fill_valid", 1),
-                            ("exp_fill_install", install),
-                            ("exp_fill_way", np.where(install, m["fill_way"], 0)),
-                            ("ctx_access", m["access"])):
-            log[name][resp] = value
-        return log
+        return l1_cycle_log(self, tx["line"], tx["pc"], tx["store"], tx["hit"], tx["way"], tx["predict"],
+                            tx["l2_bit"], tx["install"], tx["fill_way"], tx["access"])
 
     def _find(self, line: int) -> tuple[int, int]:
         s = line & (self.sets - 1)
@@ -172,43 +166,113 @@ class L1TagUnit(UnitModel):
                 return s, w
         return s, -1
 
-    def step(self, *, req_valid: int = 0, req_line: int = 0, req_pc: int = 0, req_store: int = 0,
-             l2_valid: int = 0, l2_bit: int = 0) -> dict[str, int]:
-        out = dict.fromkeys(self.outputs, 0)
-        maxval = (1 << self.counter_width) - 1
-        if self.waiting is not None:
-            if l2_valid:
-                line, h, victim, predicted = self.waiting
-                install = (not predicted) or bool(l2_bit)
-                out.update(fill_valid=1, fill_install=int(install), fill_way=victim if install else 0)
-                if install:
-                    s = line & (self.sets - 1)
-                    self.tag[s * self.ways + victim] = line
-                    self.hpc[s * self.ways + victim] = h
-                    insert(self._kind, self.stamp, self.freq, self.tree, self.clock, s, s * self.ways,
-                           victim, self.ways)
-                self.waiting = None
-            return out
-        out["req_ready"] = 1
-        if not req_valid:
-            return out
-        h = pc_hash(req_pc, self.hash_bits, self.pc_shift)
-        predicted = bool(self.counters[h] >= self.threshold)
-        s, w = self._find(req_line)
+    def _resolve(self, l2_bit: int, out: dict[str, int]) -> None:
+        """The cycle of the L2's response: fill outputs, and the install at the edge."""
+        line, h, victim, predicted = self.waiting
+        install = (not predicted) or bool(l2_bit)
+        out.update(fill__valid=1, fill__install=int(install), fill__way=victim if install else 0)
+        if install:
+            s = line & (self.sets - 1)
+            self.tag[s * self.ways + victim] = line
+            self.hpc[s * self.ways + victim] = h
+            insert(self._kind, self.stamp, self.freq, self.tree, self.clock, s, s * self.ways, victim,
+                   self.ways)
+        self.waiting = None
+
+    def _stage2(self, out: dict[str, int], update: dict[str, int]) -> bool:
+        """The request in s2: lookup outputs, training (``update`` gets the table's update ports).
+
+        Returns whether it is a load miss (which blocks the unit).
+        """
+        line, h, store = self.s2
+        predicted = bool(self.table.lookup_output()["s2_lookup__bypass"])
+        s, w = self._find(line)
         base = s * self.ways
-        out["lookup_predict"] = int(predicted)
+        out.update(s2_lookup__valid=1, s2_lookup__predict=int(predicted))
         if w >= 0:
-            out.update(lookup_hit=1, lookup_way=w)
-            if not req_store or self.store_reuse:
-                table_update(self.counters, False, 0, True, int(self.hpc[base + w]), maxval)
+            out.update(s2_lookup__hit=1, s2_lookup__way=w)
+            if not store or self.store_reuse:
+                update.update(s1_dec__en=1, s1_dec__idx=int(self.hpc[base + w]))
                 self.hpc[base + w] = h
             touch(self._kind, self.stamp, self.freq, self.tree, self.clock, s, base, w, self.ways)
-            return out
+            return False
+        if store:
+            return False
         victim = int(choose_victim(self._kind, self.tag, self.stamp, self.freq, self.tree, self.rng,
                                    0, s, base, self.ways))
-        if req_store:
-            return out
         if not predicted and self.tag[base + victim] >= 0:
-            table_update(self.counters, True, int(self.hpc[base + victim]), False, 0, maxval)
-        self.waiting = (req_line, h, victim, predicted)
+            update.update(s1_inc__en=1, s1_inc__idx=int(self.hpc[base + victim]))
+        self.waiting = (line, h, victim, predicted)
+        return True
+
+    def step(self, *, s1_req__valid: int = 0, s1_req__line: int = 0, s1_req__pc: int = 0,
+             s1_req__store: int = 0, l2_resp__valid: int = 0, l2_resp__bit: int = 0) -> dict[str, int]:
+        out = dict.fromkeys(self.outputs, 0)
+        update: dict[str, int] = {}
+        blocked = self.waiting is not None
+        if blocked:
+            if l2_resp__valid:
+                self._resolve(l2_resp__bit, out)
+        elif self.s2 is not None:
+            blocked = self._stage2(out, update)
+        out["s1_req__ready"] = int(not blocked)
+        self.taken = bool(s1_req__valid) and not blocked
+        h = pc_hash(s1_req__pc, self.hash_bits, self.pc_shift)
+        self.table.step(s1_lookup__valid=int(self.taken), s1_lookup__idx=h, **update)
+        self.s2 = (s1_req__line, h, bool(s1_req__store)) if self.taken else None
         return out
+
+
+def l1_cycle_log(model: L1TagUnit, line: np.ndarray, pc: np.ndarray, store: np.ndarray, hit: np.ndarray,
+                 way: np.ndarray, predict: np.ndarray, l2_bit: np.ndarray, install: np.ndarray,
+                 fill_way: np.ndarray, ctx: np.ndarray) -> np.ndarray:
+    """Cycle log of the unit from per-request arrays (vectorised; no loop per row).
+
+    Per request *k* (in order): ``line``, ``pc``, ``store``; the outcome
+    tian15's one-request-at-a-time unit gives it (``hit``, hit ``way``,
+    ``predict``); for a load miss the L2's bit and how it resolved
+    (``l2_bit``, ``install``, the ``fill_way`` when installed).
+
+    Timing (see the module docstring): request *k* is taken in its row
+    *c_k* and answered in *c_k* + 1. After a load miss the requester keeps
+    the next request presented (valid, not taken) in *c_k* + 1 and *c_k* + 2;
+    the L2 answers in *c_k* + 2, the first cycle it can; the next request is
+    taken in *c_k* + 3. A last row with no request answers the last
+    request (after a last load miss, its response row comes first), so logs
+    of consecutive chunks concatenate into a valid log.
+
+    Returns rows of ``model.log_dtype`` plus ``ctx_access`` (the access of
+    the request presented in the row, or of the last one).
+    """
+    n = len(line)
+    load_miss = (np.asarray(hit) == 0) & (np.asarray(store) == 0)
+    # Rows of "request" k (k = n: the final idle row): 2 stall rows after a load miss, then its own.
+    rows_per = np.ones(n + 1, dtype=np.int64)
+    rows_per[1:] += 2 * load_miss
+    start = np.cumsum(rows_per) - 1  # the row where request k is taken
+    log = np.zeros(int(start[-1]) + 1, dtype=np.dtype(model.log_dtype.descr + [("ctx_access", "<i8")]))
+    presented = np.repeat(np.arange(n + 1), rows_per)  # the request presented in each row
+    real = presented < n
+    for col, values in (("s1_req__line", line), ("s1_req__pc", pc), ("s1_req__store", store)):
+        log[col][real] = np.asarray(values)[presented[real]]
+    log["s1_req__valid"] = real
+    if n:
+        log["ctx_access"] = np.asarray(ctx)[np.minimum(presented, n - 1)]
+    taken = start[:n]
+    answer = taken + 1
+    log["exp_s1_req__ready"] = 1
+    log["exp_s2_lookup__valid"][answer] = 1
+    log["exp_s2_lookup__hit"][answer] = hit
+    log["exp_s2_lookup__way"][answer] = np.where(np.asarray(hit) != 0, way, 0)
+    log["exp_s2_lookup__predict"][answer] = predict
+    miss_rows = taken[load_miss]
+    log["exp_s1_req__ready"][miss_rows + 1] = 0
+    log["exp_s1_req__ready"][miss_rows + 2] = 0
+    resolve = miss_rows + 2
+    installed = np.asarray(install)[load_miss]
+    log["l2_resp__valid"][resolve] = 1
+    log["l2_resp__bit"][resolve] = np.asarray(l2_bit)[load_miss]
+    log["exp_fill__valid"][resolve] = 1
+    log["exp_fill__install"][resolve] = installed
+    log["exp_fill__way"][resolve] = np.where(installed != 0, np.asarray(fill_way)[load_miss], 0)
+    return log

@@ -2,27 +2,127 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Module, Mux
+from amaranth.hdl import Module, Signal
 from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
-__all__ = ["BypassBits"]
+from rtl.common.stage import register_bundle
+
+__all__ = ["BypassBits", "BitRequest", "LineFill", "BitResponse"]
+
+
+def _check_geometry(sets: object, ways: object) -> None:
+    if not isinstance(sets, int) or sets < 1 or sets & (sets - 1):
+        raise ValueError(f"Sets must be a positive power of 2, not {sets}")
+    if not isinstance(ways, int) or ways < 1:
+        raise ValueError(f"Ways must be positive, not {ways}")
+
+
+class _LineSignature(wiring.Signature):
+    """An L2 line (set, way) with a valid bit, from the requester's side; ``extra`` members added."""
+
+    def __init__(self, sets: int, ways: int, extra: dict) -> None:
+        _check_geometry(sets, ways)
+        self._sets, self._ways = sets, ways
+        super().__init__({"valid": Out(1), "set": Out(max(1, ceil_log2(sets))),
+                          "way": Out(max(1, ceil_log2(ways))), **extra})
+
+    @property
+    def sets(self) -> int:
+        return self._sets
+
+    @property
+    def ways(self) -> int:
+        return self._ways
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and (self.sets, self.ways) == (other.sets, other.ways)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(sets={self.sets}, ways={self.ways})"
+
+
+class BitRequest(_LineSignature):
+    """An L1 fill request served by L2 line (set, way), with the L1's prediction.
+
+    Parameters
+    ----------
+    sets, ways : int
+        L2 geometry.
+
+    Members
+    -------
+    valid, set, way : Out
+        The request and its line.
+    bypass : Out(1)
+        The L1 predicted bypass (tian15 Listing 1, SendMemReq).
+    """
+
+    def __init__(self, *, sets: int, ways: int) -> None:
+        super().__init__(sets, ways, {"bypass": Out(1)})
+
+
+class LineFill(_LineSignature):
+    """The L2 (re)fills line (set, way): its bit is cleared.
+
+    Parameters
+    ----------
+    sets, ways : int
+        L2 geometry.
+
+    Members
+    -------
+    valid, set, way : Out
+        The fill and its line.
+    """
+
+    def __init__(self, *, sets: int, ways: int) -> None:
+        super().__init__(sets, ways, {})
+
+
+class BitResponse(wiring.Signature):
+    """The bypassBit returned with the data, from the store's side.
+
+    Members
+    -------
+    valid : Out(1)
+        The previous cycle's request is answered.
+    bit : Out(1)
+        Its line's bypassBit (0 when not ``valid``).
+    """
+
+    def __init__(self) -> None:
+        super().__init__({"valid": Out(1), "bit": Out(1)})
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __repr__(self) -> str:
+        return "BitResponse()"
 
 
 class BypassBits(wiring.Component):
-    """One ``bypassBit`` per L2 line (tian15 Section 3.1, Listing 1).
+    """One ``bypassBit`` per L2 line (tian15 Section 3.1, Listing 1), two stages.
 
-    The golden model is ``golden.units.bypass_bits.BypassBits``. Per cycle::
+    The golden model is ``golden.units.bypass_bits.BypassBits``. The store is
+    an SRAM of ``sets * ways`` one-bit words, addressed ``set * ways + way``,
+    with one synchronous read port and two write ports.
 
-        resp_bit = req_valid ? bits[req_set][req_way] : 0
-        if req_valid:  bits[req_set][req_way] <= req_bypass & ~resp_bit
-        if fill_valid: bits[fill_set][fill_way] <= 0      (wins on the same line)
+    * **s1** (cycle *t*): ``s1_req`` addresses the SRAM (read at the edge);
+      ``s1_fill`` is registered.
+    * **s2** (cycle *t* + 1): ``s2_resp.bit`` is the line's bit; at the edge
+      ending the cycle the request writes ``bypass & ~bit`` (read-and-clear,
+      then set for a bypass that stands) and the fill writes 0, the fill
+      winning on the same line.
 
-    ``resp_bit`` is combinational (same cycle); updates land at the clock
-    edge. The store is a memory of ``sets * ways`` one-bit words, addressed
-    ``set * ways + way``, with one read and two write ports; ``rst`` does not
-    clear it (it starts at 0).
+    Latency 1 cycle; throughput one request and one fill per cycle, no stall.
+    Hazard: a request to the line that the request or fill of the previous
+    cycle writes; the read port is transparent for both write ports, so it
+    reads the value written at that edge (no stall, no forwarding mux).
+    A request and a fill of one line in the same cycle: the request reads
+    the bit before the fill, and the fill's clear wins. ``rst`` does not
+    clear the store (it starts at 0).
 
     Parameters
     ----------
@@ -33,13 +133,12 @@ class BypassBits(wiring.Component):
 
     Members
     -------
-    req_valid, req_set, req_way, req_bypass : In
-        An L1 miss request served by the L2 line (set, way); ``req_bypass`` is
-        the L1's prediction.
-    fill_valid, fill_set, fill_way : In
-        The L2 fills the line (set, way): its bit is cleared.
-    resp_bit : Out(1)
-        The bypassBit returned with the data.
+    s1_req : In(BitRequest)
+        An L1 miss request served by the L2 line (set, way) and the L1's prediction.
+    s1_fill : In(LineFill)
+        The L2 fills the line (set, way).
+    s2_resp : Out(BitResponse)
+        The bypassBit of the previous cycle's request.
 
     Raises
     ------
@@ -48,21 +147,12 @@ class BypassBits(wiring.Component):
     """
 
     def __init__(self, *, sets: int, ways: int) -> None:
-        if not isinstance(sets, int) or sets < 1 or sets & (sets - 1):
-            raise ValueError(f"Sets must be a positive power of 2, not {sets}")
-        if not isinstance(ways, int) or ways < 1:
-            raise ValueError(f"Ways must be positive, not {ways}")
+        _check_geometry(sets, ways)
         self._sets, self._ways = sets, ways
-        sb, wb = max(1, ceil_log2(sets)), max(1, ceil_log2(ways))
         super().__init__({
-            "req_valid": In(1),
-            "req_set": In(sb),
-            "req_way": In(wb),
-            "req_bypass": In(1),
-            "fill_valid": In(1),
-            "fill_set": In(sb),
-            "fill_way": In(wb),
-            "resp_bit": Out(1),
+            "s1_req": In(BitRequest(sets=sets, ways=ways)),
+            "s1_fill": In(LineFill(sets=sets, ways=ways)),
+            "s2_resp": Out(BitResponse()),
         })
 
     @property
@@ -81,21 +171,31 @@ class BypassBits(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         m.submodules.bits = bits = memory.Memory(shape=1, depth=self.storage_bits, init=[])
-        rd = bits.read_port(domain="comb")
         wr = bits.write_port()
         clr = bits.write_port()
-        addr = self.req_set * self._ways + self.req_way
-        fill_addr = self.fill_set * self._ways + self.fill_way
-        resp = Mux(self.req_valid, rd.data, 0)
+        rd = bits.read_port(transparent_for=(wr, clr))
+
+        aw = ceil_log2(self.storage_bits)
+        s2_req = register_bundle(m, BitRequest(sets=self._sets, ways=self._ways), self.s1_req, name="s2_req")
+        s2_fill = register_bundle(m, LineFill(sets=self._sets, ways=self._ways), self.s1_fill,
+                                  name="s2_fill")
+        addr = Signal(max(1, aw))
         m.d.comb += [
-            rd.addr.eq(addr),
+            rd.addr.eq(self.s1_req.set * self._ways + self.s1_req.way),
+            rd.en.eq(self.s1_req.valid),
+            addr.eq(s2_req.set * self._ways + s2_req.way),
+        ]
+        fill_addr = s2_fill.set * self._ways + s2_fill.way
+        bit = rd.data & s2_req.valid
+        m.d.comb += [
+            self.s2_resp.valid.eq(s2_req.valid),
+            self.s2_resp.bit.eq(bit),
             wr.addr.eq(addr),
-            self.resp_bit.eq(resp),
-            wr.data.eq(self.req_bypass & ~resp),
+            wr.data.eq(s2_req.bypass & ~bit),
             # The fill's clear wins: the request's write is dropped on the same line.
-            wr.en.eq(self.req_valid & ~(self.fill_valid & (fill_addr == addr))),
+            wr.en.eq(s2_req.valid & ~(s2_fill.valid & (fill_addr == addr))),
             clr.addr.eq(fill_addr),
             clr.data.eq(0),
-            clr.en.eq(self.fill_valid),
+            clr.en.eq(s2_fill.valid),
         ]
         return m

@@ -1,18 +1,156 @@
-"""tian15's L1 tag and metadata unit with the PC-based bypass predictor."""
+"""tian15's L1 tag and metadata unit with the PC-based bypass predictor, as a 2-stage pipeline."""
 
 from __future__ import annotations
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal
-from amaranth.lib import memory, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, Value
+from amaranth.lib import data, memory, wiring
+from amaranth.lib.wiring import In, Out, connect
 from amaranth.utils import exact_log2
 
 from rtl.common.pc_hash import PC_WIDTH, pc_hash
-from rtl.predictor.prediction_table import PredictionTable
+from rtl.predictor.prediction_table import CounterUpdate, LookupRequest, PredictionTable
 
-__all__ = ["L1TagUnit"]
+__all__ = ["L1TagUnit", "L1Request", "L1Lookup", "L2Response", "L1Fill"]
 
 _REPLACEMENTS = ("lru", "plru")
+
+
+def _check_ways(ways: object) -> None:
+    if not isinstance(ways, int) or ways < 1 or ways & (ways - 1):
+        raise ValueError(f"Ways must be a positive power of 2, not {ways}")
+
+
+def _way_bits(ways: int) -> int:
+    return max(1, exact_log2(ways))
+
+
+class L1Request(wiring.Signature):
+    """A request to the L1 tag unit, from the requester's side (valid/ready).
+
+    Parameters
+    ----------
+    line_bits : int
+        Width of the line address.
+
+    Members
+    -------
+    valid : Out(1)
+        A request is presented; it is taken in a cycle with ``ready``.
+    line : Out(line_bits)
+        Line address.
+    pc : Out(32)
+        Byte PC of the instruction.
+    store : Out(1)
+        1 for a store (or atomic).
+    ready : In(1)
+        The unit takes the request this cycle.
+    """
+
+    def __init__(self, *, line_bits: int) -> None:
+        if not isinstance(line_bits, int) or not 1 <= line_bits <= 62:
+            raise ValueError(f"Line address width must be 1 to 62 bits, not {line_bits}")
+        self._line_bits = line_bits
+        super().__init__({"valid": Out(1), "line": Out(line_bits), "pc": Out(PC_WIDTH), "store": Out(1),
+                          "ready": In(1)})
+
+    @property
+    def line_bits(self) -> int:
+        return self._line_bits
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.line_bits == other.line_bits
+
+    def __repr__(self) -> str:
+        return f"L1Request(line_bits={self.line_bits})"
+
+
+class L1Lookup(wiring.Signature):
+    """The tag lookup of a request, from the unit's side.
+
+    Parameters
+    ----------
+    ways : int
+        Associativity (a power of 2).
+
+    Members
+    -------
+    valid : Out(1)
+        The request taken in the previous cycle is answered.
+    hit, way : Out(1), Out(log2(ways))
+        Hit and hit way (0 on a miss).
+    predict : Out(1)
+        The PC's bypass prediction.
+    """
+
+    def __init__(self, *, ways: int) -> None:
+        _check_ways(ways)
+        self._ways = ways
+        super().__init__({"valid": Out(1), "hit": Out(1), "way": Out(_way_bits(ways)), "predict": Out(1)})
+
+    @property
+    def ways(self) -> int:
+        return self._ways
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.ways == other.ways
+
+    def __repr__(self) -> str:
+        return f"L1Lookup(ways={self.ways})"
+
+
+class L2Response(wiring.Signature):
+    """The L2's response to the waiting load miss, from the L2's side.
+
+    Members
+    -------
+    valid : Out(1)
+        The line (or its bypass) arrives.
+    bit : Out(1)
+        The line's bypassBit (tian15 Listing 1).
+    """
+
+    def __init__(self) -> None:
+        super().__init__({"valid": Out(1), "bit": Out(1)})
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other)
+
+    def __repr__(self) -> str:
+        return "L2Response()"
+
+
+class L1Fill(wiring.Signature):
+    """How a load miss resolves, from the unit's side.
+
+    Parameters
+    ----------
+    ways : int
+        Associativity (a power of 2).
+
+    Members
+    -------
+    valid : Out(1)
+        The waiting miss resolves this cycle.
+    install : Out(1)
+        1: the line is installed; 0: it bypasses the L1.
+    way : Out(log2(ways))
+        The way filled (0 when bypassing).
+    """
+
+    def __init__(self, *, ways: int) -> None:
+        _check_ways(ways)
+        self._ways = ways
+        super().__init__({"valid": Out(1), "install": Out(1), "way": Out(_way_bits(ways))})
+
+    @property
+    def ways(self) -> int:
+        return self._ways
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.ways == other.ways
+
+    def __repr__(self) -> str:
+        return f"L1Fill(ways={self.ways})"
 
 
 class L1TagUnit(wiring.Component):
@@ -20,20 +158,53 @@ class L1TagUnit(wiring.Component):
 
     The golden model, with the full protocol, is
     ``golden.units.l1_tag_unit.L1TagUnit``; ports, latency and state are the
-    same. In short: a blocking unit; a request is taken when ``req_valid &
-    req_ready`` and its lookup outputs are combinational in that cycle; a
-    load miss waits (``req_ready = 0``) for ``l2_valid``, whose cycle shows
-    ``fill_*`` and installs unless the prediction was bypass and ``l2_bit``
-    is 0 (tian15 Listing 1).
+    same. The behaviour is tian15 Listing 1 with the bypassBit correction.
 
-    Storage (memories, one row per set, read asynchronously): valid + tag
-    per way, a hashed PC per way, and the replacement state: per-way LRU
-    ages (``log2(ways)`` bits each, a permutation, initialised to
-    ``0, 1, ..., ways - 1``; way ``w`` with age ``ways - 1`` is the LRU way)
-    or ``ways - 1`` tree pseudo-LRU bits (heap order, bit = 1 points to the
-    upper half, an access points the path away from the way; as
-    ``golden.cache.replacement``). A victim is the lowest invalid way, else
-    the policy's choice. Memories are not cleared by ``rst``.
+    Pipeline:
+
+    * **s1** (cycle *t*): a request is taken when ``s1_req.valid &
+      s1_req.ready``. Its set index addresses the three row SRAMs (valid +
+      tag, hashed PCs, replacement state) and its hashed PC the prediction
+      table; all are read at the edge.
+    * **s2** (cycle *t* + 1): tag compare; ``s2_lookup`` shows hit, hit way
+      and the prediction. A hit trains the table (decrement of the line's
+      hashed PC, for a load or, with ``store_reuse``, a store), stores the
+      request's hashed PC and updates the replacement state; a load miss
+      picks its victim (lowest invalid way, else the policy's), increments
+      the victim's counter when not predicted bypass and the victim is
+      valid, and keeps victim, prediction and replacement row for the fill.
+      Row writes land at the edge ending s2; counter updates are the
+      table's stage 1, written one cycle later (``PredictionTable``).
+    * **miss wait**: after a load miss the unit waits for ``l2_resp.valid``;
+      that cycle shows ``fill`` and installs (tag, hashed PC, replacement
+      insert at the edge) unless the prediction was bypass and
+      ``l2_resp.bit`` is 0. A corrected install does not increment the
+      victim's counter (Listing 1). A store miss changes nothing.
+
+    Latency: lookup 1 cycle (s2). Throughput: one request per cycle
+    (valid/ready) while requests hit or are stores; a load miss blocks:
+    ``s1_req.ready`` is 0 in its s2 cycle and until the cycle after the
+    L2's response, so a load miss costs 2 + the L2's response time cycles.
+
+    Hazards:
+
+    * A request to the set written by the request in s2 (back to back, same
+      set): every row SRAM's read port is transparent for its write port,
+      so the s1 read at the edge sees the s2 write of that edge.
+    * A request whose hashed PC's counter the request in s2 updates: the
+      table forwards (``PredictionTable``); the request's s2 prediction
+      includes every earlier request's update.
+    * The request after a load miss: stalled by ``ready`` (the unit is
+      blocking, so no request follows a miss into the pipeline; the fill's
+      replacement update uses the row kept from the miss's s2).
+
+    Storage (memories, one row per set, rows are ``data.ArrayLayout``\\ s of
+    the configuration; not cleared by ``rst``): valid + tag per way, a
+    hashed PC per way, and the replacement state: per-way LRU ages
+    (``log2(ways)`` bits each, a permutation, initialised to ``0, 1, ...,
+    ways - 1``; the way with age ``ways - 1`` is the LRU way) or ``ways - 1``
+    tree pseudo-LRU bits (heap order, bit = 1 points to the upper half, an
+    access points the path away from the way; as ``golden.cache.replacement``).
 
     Parameters
     ----------
@@ -52,16 +223,14 @@ class L1TagUnit(wiring.Component):
 
     Members
     -------
-    req_valid, req_line, req_pc, req_store : In
-        Request: line address, 32-bit PC, 1 for a store (or atomic).
-    l2_valid, l2_bit : In
+    s1_req : In(L1Request)
+        Request (valid/ready): line address, 32-bit PC, store.
+    s2_lookup : Out(L1Lookup)
+        Hit, hit way and prediction of the request taken in the previous cycle.
+    l2_resp : In(L2Response)
         The L2 response to the waiting load miss and its bypassBit.
-    req_ready : Out(1)
-        No load miss is waiting.
-    lookup_hit, lookup_way, lookup_predict : Out
-        Hit, hit way (0 on a miss), and the PC's bypass prediction.
-    fill_valid, fill_install, fill_way : Out
-        The waiting miss resolves: install (1) or bypass (0), and the way filled (0 when bypassing).
+    fill : Out(L1Fill)
+        The waiting miss resolves: install or bypass, and the way filled.
 
     Raises
     ------
@@ -72,12 +241,12 @@ class L1TagUnit(wiring.Component):
     def __init__(self, *, sets: int = 32, ways: int = 8, line_bits: int = 42, replacement: str = "plru",
                  entries: int = 128, counter_width: int = 4, threshold: int = 8, hash_bits: int = 7,
                  pc_shift: int = 3, store_reuse: bool = True) -> None:
-        for name, v in (("Sets", sets), ("Ways", ways)):
-            if not isinstance(v, int) or v < 1 or v & (v - 1):
-                raise ValueError(f"{name} must be a positive power of 2, not {v}")
+        if not isinstance(sets, int) or sets < 1 or sets & (sets - 1):
+            raise ValueError(f"Sets must be a positive power of 2, not {sets}")
+        _check_ways(ways)
         if replacement not in _REPLACEMENTS:
             raise ValueError(f"Replacement must be one of {', '.join(_REPLACEMENTS)}, not {replacement!r}")
-        if not exact_log2(sets) < line_bits <= 62:
+        if not isinstance(line_bits, int) or not exact_log2(sets) < line_bits <= 62:
             raise ValueError(f"Line address width must be more than the index bits and at most 62, "
                              f"not {line_bits}")
         if (1 << hash_bits) != entries:
@@ -86,21 +255,11 @@ class L1TagUnit(wiring.Component):
         self._sets, self._ways, self._line_bits = sets, ways, line_bits
         self._replacement = replacement
         self._hash_bits, self._pc_shift, self._store_reuse = hash_bits, pc_shift, store_reuse
-        wb = max(1, exact_log2(ways))
         super().__init__({
-            "req_valid": In(1),
-            "req_line": In(line_bits),
-            "req_pc": In(PC_WIDTH),
-            "req_store": In(1),
-            "l2_valid": In(1),
-            "l2_bit": In(1),
-            "req_ready": Out(1),
-            "lookup_hit": Out(1),
-            "lookup_way": Out(wb),
-            "lookup_predict": Out(1),
-            "fill_valid": Out(1),
-            "fill_install": Out(1),
-            "fill_way": Out(wb),
+            "s1_req": In(L1Request(line_bits=line_bits)),
+            "s2_lookup": Out(L1Lookup(ways=ways)),
+            "l2_resp": In(L2Response()),
+            "fill": Out(L1Fill(ways=ways)),
         })
 
     @property
@@ -112,12 +271,33 @@ class L1TagUnit(wiring.Component):
         return self._ways
 
     @property
+    def replacement(self) -> str:
+        return self._replacement
+
+    @property
     def index_bits(self) -> int:
         return exact_log2(self._sets)
 
     @property
     def tag_bits(self) -> int:
         return self._line_bits - self.index_bits
+
+    @property
+    def tag_row(self) -> data.ArrayLayout:
+        """Layout of a row of the valid + tag SRAM: per way, ``valid`` and ``tag``."""
+        return data.ArrayLayout(data.StructLayout({"valid": 1, "tag": self.tag_bits}), self._ways)
+
+    @property
+    def hpc_row(self) -> data.ArrayLayout:
+        """Layout of a row of the hashed-PC SRAM: a hashed PC per way."""
+        return data.ArrayLayout(self._hash_bits, self._ways)
+
+    @property
+    def repl_row(self) -> data.ArrayLayout:
+        """Layout of a row of the replacement SRAM: LRU ages per way, or tree pseudo-LRU bits."""
+        if self._replacement == "lru":
+            return data.ArrayLayout(_way_bits(self._ways), self._ways)
+        return data.ArrayLayout(1, max(1, self._ways - 1))
 
     @property
     def storage_bits(self) -> dict[str, int]:
@@ -132,126 +312,149 @@ class L1TagUnit(wiring.Component):
             "prediction_table": self._table.entries * self._table.width,
         }
 
+    def _victim(self, m: Module, repl: Value) -> Value:
+        """The replacement policy's victim way for a replacement row."""
+        k = exact_log2(self._ways)
+        victim = Signal(_way_bits(self._ways))
+        if self._replacement == "lru":
+            ages = data.ArrayLayout(_way_bits(self._ways), self._ways)(repl)
+            for w in range(self._ways):
+                with m.If(ages[w] == self._ways - 1):
+                    m.d.comb += victim.eq(w)
+        elif k:
+            node = Const(1, 1)
+            for _ in range(k):
+                node = Cat(repl.bit_select((node - 1)[:len(node)], 1), node)
+            m.d.comb += victim.eq(node[:k])
+        return victim
+
+    def _touch(self, repl: Value, way: Value) -> Value:
+        """The replacement row after an access (hit or insert) to ``way``."""
+        k = exact_log2(self._ways)
+        if not k:
+            return repl
+        if self._replacement == "lru":
+            ages = data.ArrayLayout(k, self._ways)(repl)
+            old = ages[way]
+            return Cat(*(Mux(way == w, 0, Mux(ages[w] < old, ages[w] + 1, ages[w]))[:k]
+                         for w in range(self._ways)))
+        bits = []
+        for j in range(1, self._ways):
+            lvl = j.bit_length() - 1
+            on_path = (way >> (k - lvl)) == (j - (1 << lvl))
+            bits.append(Mux(on_path, ~way[k - 1 - lvl], repl[j - 1]))
+        return Cat(*bits)
+
     def elaborate(self, platform):
         m = Module()
-        ways, ib, tb, hb = self._ways, self.index_bits, self.tag_bits, self._hash_bits
-        k = exact_log2(ways)
+        ways, ib, hb = self._ways, self.index_bits, self._hash_bits
         m.submodules.table = table = self._table
 
-        slot = 1 + tb
-        m.submodules.tags = tags = memory.Memory(shape=ways * slot, depth=self._sets, init=[])
-        m.submodules.hpcs = hpcs = memory.Memory(shape=ways * hb, depth=self._sets, init=[])
-        if self._replacement == "lru":
-            ages0 = sum(w << (w * k) for w in range(ways))
-            repl_shape = max(1, ways * k)
-            m.submodules.repl = repl = memory.Memory(shape=repl_shape, depth=self._sets,
-                                                     init=[ages0] * self._sets)
-        else:
-            repl_shape = max(1, ways - 1)
-            m.submodules.repl = repl = memory.Memory(shape=repl_shape, depth=self._sets, init=[])
-        tags_rd, hpcs_rd, repl_rd = (mem.read_port(domain="comb") for mem in (tags, hpcs, repl))
-        tags_wr = tags.write_port(granularity=slot)
-        hpcs_wr = hpcs.write_port(granularity=hb)
+        init_repl = [list(range(ways))] * self._sets if self._replacement == "lru" else []
+        m.submodules.tags = tags = memory.Memory(shape=self.tag_row, depth=self._sets, init=[])
+        m.submodules.hpcs = hpcs = memory.Memory(shape=self.hpc_row, depth=self._sets, init=[])
+        m.submodules.repl = repl = memory.Memory(shape=self.repl_row, depth=self._sets, init=init_repl)
+        tags_wr = tags.write_port(granularity=1)
+        hpcs_wr = hpcs.write_port(granularity=1)
         repl_wr = repl.write_port()
+        tags_rd = tags.read_port(transparent_for=(tags_wr,))
+        hpcs_rd = hpcs.read_port(transparent_for=(hpcs_wr,))
+        repl_rd = repl.read_port(transparent_for=(repl_wr,))
 
-        # State of the load miss waiting for the L2.
+        # The load miss waiting for the L2: its line, hashed PC, victim, prediction, replacement row.
         waiting = Signal()
         w_line = Signal(self._line_bits)
         w_hpc = Signal(hb)
-        w_victim = Signal(max(1, k))
+        w_victim = Signal(_way_bits(ways))
         w_predict = Signal()
+        w_repl = Signal(self.repl_row)
 
-        take = self.req_valid & ~waiting
-        line = Mux(waiting, w_line, self.req_line)
-        set_idx = line[:ib]
-        m.d.comb += [a.addr.eq(set_idx) for a in (tags_rd, hpcs_rd, repl_rd, tags_wr, hpcs_wr, repl_wr)]
+        # s1 -> s2 registers.
+        s2_valid = Signal()
+        s2_line = Signal(self._line_bits)
+        s2_hpc = Signal(hb)
+        s2_store = Signal()
 
-        valid = [tags_rd.data[w * slot] for w in range(ways)]
-        tag = [tags_rd.data[w * slot + 1:(w + 1) * slot] for w in range(ways)]
-        hpc = [hpcs_rd.data[w * hb:(w + 1) * hb] for w in range(ways)]
-        req_tag = self.req_line[ib:]
+        # ---- s1: take the request, read the rows and the counter.
+        ready = Signal()
+        take = self.s1_req.valid & ready
+        s1_hpc = pc_hash(self.s1_req.pc, bits=hb, shift=self._pc_shift)
+        for port in (tags_rd, hpcs_rd, repl_rd):
+            m.d.comb += [port.addr.eq(self.s1_req.line[:ib]), port.en.eq(take)]
+        lookup = LookupRequest(entries=table.entries).create(path=("s1_lookup",))
+        m.d.comb += [lookup.valid.eq(take), lookup.idx.eq(s1_hpc), self.s1_req.ready.eq(ready)]
+        connect(m, lookup, table.s1_lookup)
+        m.d.sync += [s2_valid.eq(take), s2_line.eq(self.s1_req.line), s2_hpc.eq(s1_hpc),
+                     s2_store.eq(self.s1_req.store)]
 
-        match = Cat(*(valid[w] & (tag[w] == req_tag) for w in range(ways)))
-        hit = match.any()
-        hit_way = Signal(max(1, k))
+        # ---- s2: compare, decide, train.
+        row = tags_rd.data
+        match = Cat(*(row[w].valid & (row[w].tag == s2_line[ib:]) for w in range(ways)))
+        hit = s2_valid & match.any()
+        hit_way = Signal(_way_bits(ways))
         for w in reversed(range(ways)):
             with m.If(match[w]):
                 m.d.comb += hit_way.eq(w)
-
-        # Victim: the lowest invalid way, else the replacement policy's.
-        policy_victim = Signal(max(1, k))
-        if self._replacement == "lru":
-            ages = [repl_rd.data[w * k:(w + 1) * k] for w in range(ways)] if k else [Const(0, 1)]
-            for w in range(ways):
-                with m.If(ages[w] == ways - 1):
-                    m.d.comb += policy_victim.eq(w)
-        else:
-            node = Const(1, 1)
-            for _ in range(k):
-                node = Cat(repl_rd.data.bit_select((node - 1)[:len(node)], 1), node)
-            m.d.comb += policy_victim.eq(node[:max(1, k)])
-        victim = Signal(max(1, k))
-        m.d.comb += victim.eq(policy_victim)
+        valid = Cat(*(row[w].valid for w in range(ways)))
+        victim = Signal(_way_bits(ways))
+        m.d.comb += victim.eq(self._victim(m, Value.cast(repl_rd.data)))
         for w in reversed(range(ways)):
             with m.If(~valid[w]):
                 m.d.comb += victim.eq(w)
-        victim_valid = Cat(*valid).bit_select(victim, 1)
+        predict = table.s2_lookup.bypass
 
-        h = pc_hash(self.req_pc, bits=hb, shift=self._pc_shift)
-        m.d.comb += table.lookup_idx.eq(h)
-        predict = table.lookup_bypass
-
-        load = ~self.req_store
-        train_hit = take & hit & (load | self._store_reuse)
-        miss_load = take & ~hit & load
+        load = ~s2_store
+        train_hit = hit & (load | self._store_reuse)
+        miss_load = s2_valid & ~match.any() & load
+        m.d.comb += ready.eq(~waiting & ~miss_load)
         m.d.comb += [
-            self.req_ready.eq(~waiting),
-            self.lookup_hit.eq(take & hit),
-            self.lookup_way.eq(Mux(take & hit, hit_way, 0)),
-            self.lookup_predict.eq(take & predict),
-            table.dec_en.eq(train_hit),
-            table.dec_idx.eq(Cat(*hpc).word_select(hit_way, hb)),
-            table.inc_en.eq(miss_load & ~predict & victim_valid),
-            table.inc_idx.eq(Cat(*hpc).word_select(victim, hb)),
+            self.s2_lookup.valid.eq(s2_valid),
+            self.s2_lookup.hit.eq(hit),
+            self.s2_lookup.way.eq(Mux(hit, hit_way, 0)),
+            self.s2_lookup.predict.eq(s2_valid & predict),
         ]
-
-        fill = waiting & self.l2_valid
-        install = fill & (~w_predict | self.l2_bit)
+        # The counter updates enter the table's stage 1 in this unit's s2.
+        update = CounterUpdate(entries=table.entries)
+        inc = update.create(path=("s2_inc",))
+        dec = update.create(path=("s2_dec",))
         m.d.comb += [
-            self.fill_valid.eq(fill),
-            self.fill_install.eq(install),
-            self.fill_way.eq(Mux(install, w_victim, 0)),
+            dec.en.eq(train_hit),
+            dec.idx.eq(hpcs_rd.data[hit_way]),
+            inc.en.eq(miss_load & ~predict & valid.bit_select(victim, 1)),
+            inc.idx.eq(hpcs_rd.data[victim]),
         ]
-
-        # Writes: the hashed PC of a trained hit, or a whole installed line.
-        touched = Signal(max(1, k))
-        m.d.comb += touched.eq(Mux(waiting, w_victim, hit_way))
-        with m.If(train_hit):
-            m.d.comb += [hpcs_wr.en.eq(1 << hit_way), hpcs_wr.data.eq(Cat(*([h] * ways)))]
-        with m.If(install):
-            m.d.comb += [
-                hpcs_wr.en.eq(1 << w_victim),
-                hpcs_wr.data.eq(Cat(*([w_hpc] * ways))),
-                tags_wr.en.eq(1 << w_victim),
-                tags_wr.data.eq(Cat(*([Cat(Const(1, 1), w_line[ib:])] * ways))),
-            ]
-        m.d.comb += repl_wr.en.eq((take & hit) | install)
-        if self._replacement == "lru":
-            old = Cat(*ages).word_select(touched, k) if k else Const(0, 1)
-            new_ages = [Mux(touched == w, 0, Mux(ages[w] < old, ages[w] + 1, ages[w]))[:k]
-                        for w in range(ways)] if k else [Const(0, 1)]
-            m.d.comb += repl_wr.data.eq(Cat(*new_ages))
-        else:
-            bits = []
-            for j in range(1, ways):
-                lvl = j.bit_length() - 1
-                on_path = (touched >> (k - lvl)) == (j - (1 << lvl))
-                bits.append(Mux(on_path, ~touched[k - 1 - lvl], repl_rd.data[j - 1]))
-            m.d.comb += repl_wr.data.eq(Cat(*bits) if bits else Const(0, 1))
-
+        connect(m, inc, table.s1_inc)
+        connect(m, dec, table.s1_dec)
         with m.If(miss_load):
-            m.d.sync += [waiting.eq(1), w_line.eq(self.req_line), w_hpc.eq(h),
-                         w_victim.eq(victim), w_predict.eq(predict)]
-        with m.If(fill):
+            m.d.sync += [waiting.eq(1), w_line.eq(s2_line), w_hpc.eq(s2_hpc), w_victim.eq(victim),
+                         w_predict.eq(predict), w_repl.eq(repl_rd.data)]
+
+        # ---- miss wait: the L2 responds.
+        resolve = waiting & self.l2_resp.valid
+        install = resolve & (~w_predict | self.l2_resp.bit)
+        m.d.comb += [
+            self.fill.valid.eq(resolve),
+            self.fill.install.eq(install),
+            self.fill.way.eq(Mux(install, w_victim, 0)),
+        ]
+        with m.If(resolve):
             m.d.sync += waiting.eq(0)
+
+        # ---- row writes: s2 (a hit) or the fill (an install); never both, the unit is blocking.
+        for w in range(ways):
+            m.d.comb += [
+                tags_wr.data[w].valid.eq(install),
+                tags_wr.data[w].tag.eq(w_line[ib:]),
+                hpcs_wr.data[w].eq(Mux(waiting, w_hpc, s2_hpc)),
+            ]
+        m.d.comb += [
+            tags_wr.addr.eq(w_line[:ib]),
+            tags_wr.en.eq(Mux(install, 1 << w_victim, 0)),
+            hpcs_wr.addr.eq(Mux(waiting, w_line[:ib], s2_line[:ib])),
+            hpcs_wr.en.eq(Mux(install, 1 << w_victim, Mux(train_hit, 1 << hit_way, 0))),
+            repl_wr.addr.eq(Mux(waiting, w_line[:ib], s2_line[:ib])),
+            repl_wr.en.eq(hit | install),
+            repl_wr.data.eq(self._touch(Mux(waiting, w_repl, Value.cast(repl_rd.data)),
+                                        Mux(waiting, w_victim, hit_way))),
+        ]
         return m
