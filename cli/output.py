@@ -7,9 +7,9 @@ import dataclasses
 import json
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from importlib import metadata
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -150,7 +150,8 @@ def _inputs(args: argparse.Namespace) -> list[str]:
         out.append(str(listing))
         try:
             with open(listing, encoding="utf-8", errors="replace") as f:
-                out += [str(listing.parent / e) for e in (line.strip() for line in f) if e.startswith("kernel")]
+                entries = (line.strip() for line in f)
+                out += [str(listing.parent / e) for e in entries if e.startswith("kernel")]
         except (OSError, ValueError):
             pass  # the reader reports an unreadable list, with its line
     return out

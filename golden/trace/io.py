@@ -101,7 +101,8 @@ def save_workload(path: str | os.PathLike, workload: Workload) -> None:
     atomic_write(path, write)
 
 
-def check_launch(grid, block, where: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def check_launch(grid, block, where: str, names: tuple[str, str] = ("grid", "block")
+                 ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """Grid and block dimensions as int triples, checked against CUDA's limits and :data:`MAX_WARPS`.
 
     Parameters
@@ -110,6 +111,8 @@ def check_launch(grid, block, where: str) -> tuple[tuple[int, int, int], tuple[i
         The dimensions as read from a file.
     where : str
         Prefix of error messages (file, kernel or line).
+    names : (str, str)
+        What the file calls the two fields, for messages.
 
     Raises
     ------
@@ -117,7 +120,7 @@ def check_launch(grid, block, where: str) -> tuple[tuple[int, int, int], tuple[i
         Unless both are three integers within the limits.
     """
     out = []
-    for name, dims, limits in (("grid", grid, MAX_GRID), ("block", block, MAX_BLOCK)):
+    for name, dims, limits in ((names[0], grid, MAX_GRID), (names[1], block, MAX_BLOCK)):
         if (not isinstance(dims, list | tuple) or len(dims) != 3
                 or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in dims)):
             raise InputError(f"{where}: field '{name}' must be three integers, not {_short(dims)}")
@@ -129,7 +132,7 @@ def check_launch(grid, block, where: str) -> tuple[tuple[int, int, int], tuple[i
     grid, block = out
     threads = block[0] * block[1] * block[2]
     if threads > MAX_THREADS_PER_BLOCK:
-        raise InputError(f"{where}: field 'block' {block} has {threads} threads; CUDA allows at most "
+        raise InputError(f"{where}: field '{names[1]}' {block} has {threads} threads; CUDA allows at most "
                          f"{MAX_THREADS_PER_BLOCK} per block")
     warps = grid[0] * grid[1] * grid[2] * -(-threads // WARP_SIZE)
     if warps > MAX_WARPS:
@@ -160,7 +163,7 @@ def load_workload(path: str | os.PathLike) -> Workload:
         raise InputError(f"{path}: no such trace file")
     try:
         zf = zipfile.ZipFile(path)
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile) as e:
+    except Exception as e:  # noqa: BLE001 - the standard library's zip errors, see _Members.read
         raise InputError(f"{path}: not a gpucache trace file ({_reason(e)})") from None
     with zf:
         members = _Members(path, zf)
@@ -244,10 +247,6 @@ class _Members:
         dims = tuple(int(v) for v in m["shape"].split(",") if v.strip())
         if len(dims) != ndim:
             raise bad(f"has {len(dims)} dimensions, expected {ndim}")
-        if shape is not None:
-            for got, want in zip(dims, shape, strict=True):
-                if want is not None and got != want:
-                    raise bad(f"has shape {dims}, expected {tuple('*' if w is None else w for w in shape)}")
         if descr is None:
             u = re.fullmatch(r"'<U([0-9]{1,8})'", m["descr"])
             if not u or int(u[1]) > _MAX_META_CHARS:
@@ -255,8 +254,13 @@ class _Members:
             dtype = np.dtype(f"<U{int(u[1])}")
         else:
             if m["descr"] != descr:
-                raise bad(f"has dtype {_short(m['descr'])}, expected {_short(descr)}")
+                shown = m["descr"] if len(m["descr"]) <= 40 else m["descr"][:37] + "..."
+                raise bad(f"has dtype {shown}, expected {descr if len(descr) <= 40 else 'INST_DTYPE'}")
             dtype = np.dtype(np.lib.format.descr_to_dtype(_DESCRS[descr]))
+        if shape is not None:
+            for got, want in zip(dims, shape, strict=True):
+                if want is not None and got != want:
+                    raise bad(f"has shape {dims}, expected {tuple('*' if w is None else w for w in shape)}")
         count = 1
         for d in dims:
             count *= d
