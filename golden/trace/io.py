@@ -198,8 +198,8 @@ class _Members:
         return f"{name}.npy" in self.infos
 
     def read(self, name: str, ndim: int, descr: str | None, shape: tuple | None = None,
-             where: str | None = None) -> np.ndarray:
-        """Member ``name``: ``ndim`` dimensions, dtype ``descr`` (None: a unicode string).
+             where: str | None = None) -> np.ndarray | str:
+        """Member ``name``: ``ndim`` dimensions, dtype ``descr`` (None: a unicode string, returned as str).
 
         ``shape`` entries that are not None must match. Raises InputError otherwise.
         """
@@ -221,7 +221,7 @@ class _Members:
             raise InputError(f"{where}: member '{name}' cannot be read ({_reason(e)})") from None
 
     def _array(self, f, size: int, name: str, ndim: int, descr: str | None, shape: tuple | None,
-               where: str) -> np.ndarray:
+               where: str) -> np.ndarray | str:
         def bad(why: str) -> InputError:
             return InputError(f"{where}: member '{name}' {why}")
 
@@ -271,6 +271,12 @@ class _Members:
         data = f.read(nbytes + 1)
         if len(data) != nbytes:
             raise bad(f"holds {len(data):,} bytes of data, but its header says {nbytes:,}")
+        if descr is None:
+            # Decoded here, strictly: numpy turns code points above U+10FFFF into a SystemError.
+            try:
+                return data.decode("utf-32-le").rstrip("\0")
+            except UnicodeDecodeError as e:
+                raise bad(f"is not valid text ({_reason(e)})") from None
         order = "F" if m["fo"] == "True" else "C"
         return np.frombuffer(data, dtype=dtype).reshape(dims, order=order)
 
@@ -292,11 +298,7 @@ def _text_ok(v) -> bool:
     return True
 
 
-def _read_meta(path: Path, arr: np.ndarray) -> dict:
-    try:
-        text = arr.item()
-    except (UnicodeDecodeError, ValueError) as e:
-        raise InputError(f"{path}: member 'meta' is not valid text ({_reason(e)})") from None
+def _read_meta(path: Path, text: str) -> dict:
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as e:
