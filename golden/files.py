@@ -9,7 +9,10 @@ that cannot be written is refused in one line before a long run, not after.
 
 What the checks accept (``docs/cli.md`` says the same for users):
 
-* a file that does not exist yet, in an existing writable directory;
+* a file that does not exist yet, in a writable directory, or below missing
+  directories whose nearest existing ancestor is a writable directory (they
+  are created when the file is written: ``--json results/run.json`` in a
+  fresh checkout);
 * an existing regular file, which is replaced;
 * a symbolic link to either of those: the link is **followed**, so the file it
   points to is replaced (atomically, in the target's directory) and the link
@@ -19,7 +22,7 @@ What the checks accept (``docs/cli.md`` says the same for users):
   created).
 
 Refused: a directory given as a file (and a file given as a directory), a
-parent that is missing or is not a directory, an unwritable directory, and
+parent (or ancestor) that is a file, an unwritable directory, and
 special files (FIFOs, character and block devices, sockets), which cannot be
 replaced by a rename and are not written through. An output that is the same
 file as one of the command's inputs is refused as well.
@@ -43,10 +46,7 @@ def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> Non
     """Call ``write(tmp_path)`` and rename the result to ``path``; remove it on failure.
 
     A symbolic link at ``path`` is followed: the file it points to is
-    replaced and the link kept. Missing parent directories are created (the
-    command line refuses a missing parent earlier, with
-    :func:`check_output_file`; library callers such as the trace cache rely
-    on this).
+    replaced and the link kept. Missing parent directories are created.
 
     Parameters
     ----------
@@ -137,15 +137,23 @@ def check_output_file(path: str | os.PathLike, option: str = "output",
             raise InputError(f"{option} {shown}: cannot use this path ({e.strerror})") from None
     if mode is not None and not stat.S_ISREG(mode):
         raise InputError(f"{option} {shown}: is {_kind(mode)}, not a file gpucache can replace")
-    parent = target.parent
-    if not parent.exists():
-        raise InputError(f"{option} {shown}: directory {parent} does not exist")
-    _writable_dir(parent, option, shown)
+    _writable_dir(_nearest_existing(target.parent, option, shown), option, shown)
     for inp in inputs:
         if os.path.realpath(inp) == os.fspath(target):
             raise InputError(f"{option} {shown}: is also an input of this command; "
                              f"writing it would overwrite the input")
     return target
+
+
+def _nearest_existing(p: Path, option: str, shown: str) -> Path:
+    """``p`` or its nearest existing ancestor, which must be a directory (missing levels are made later)."""
+    existing = p
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"{option} {shown}: {existing} is a file, so no directory can be made below it"
+                         if existing != p else f"{option} {shown}: {p} is not a directory")
+    return existing
 
 
 def check_output_dir(path: str | os.PathLike, option: str = "output") -> Path:
@@ -173,14 +181,7 @@ def check_output_dir(path: str | os.PathLike, option: str = "output") -> Path:
     if not shown:
         raise InputError(f"{option}: the directory name is empty")
     p = Path(os.path.realpath(shown))
-    existing = p
-    while not existing.exists():
-        if existing.parent == existing:
-            break
-        existing = existing.parent
-    if existing != p and not existing.is_dir():
-        raise InputError(f"{option} {shown}: {existing} is a file, so no directory can be made below it")
-    if existing == p and not p.is_dir():
+    if p.exists() and not p.is_dir():
         raise InputError(f"{option} {shown}: is {_kind(os.stat(p).st_mode)}, not a directory")
-    _writable_dir(existing, option, shown)
+    _writable_dir(_nearest_existing(p, option, shown), option, shown)
     return Path(shown)

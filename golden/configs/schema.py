@@ -75,9 +75,11 @@ def _pow2(v: int) -> bool:
 def _check_ints(obj, limits: dict) -> None:
     for name, (lo, hi) in limits.items():
         v = getattr(obj, name)
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
             kind = "a positive integer" if lo == 1 else "a non-negative integer"
-            raise ValueError(f"{name}: must be {kind} of at most {hi:,}, not {v!r}")
+            raise ValueError(f"{name}: must be {kind}, not {v!r}")
+        if v > hi:
+            raise ValueError(f"{name}: must be at most {hi:,}, not {v:,}")
 
 
 def _check_text(obj, names: tuple[str, ...]) -> None:
