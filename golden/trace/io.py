@@ -180,7 +180,7 @@ def _reason(e: BaseException) -> str:
 
 
 _NPY_HEADER = re.compile(r"\{'descr': (?P<descr>'[^']*'|\[[^\]]*\]), 'fortran_order': (?P<fo>True|False), "
-                         r"'shape': \((?P<shape>[0-9]*(?:, [0-9]+)*,?)\), \} *\n")
+                         r"'shape': \((?P<shape>(?:[0-9]{1,20}(?:, [0-9]{1,20})*,?)?)\), \} *\n")
 
 
 class _Members:
@@ -193,9 +193,6 @@ class _Members:
             self.infos = {i.filename: i for i in zf.infolist()}
         except Exception as e:  # noqa: BLE001 - see read()
             raise InputError(f"{path}: not a gpucache trace file ({_reason(e)})") from None
-
-    def has(self, name: str) -> bool:
-        return f"{name}.npy" in self.infos
 
     def read(self, name: str, ndim: int, descr: str | None, shape: tuple | None = None,
              where: str | None = None) -> np.ndarray | str:
@@ -225,20 +222,17 @@ class _Members:
         def bad(why: str) -> InputError:
             return InputError(f"{where}: member '{name}' {why}")
 
-        lead = f.read(12)
-        if len(lead) < 10 or lead[:6] != b"\x93NUMPY" or lead[6] not in (1, 2, 3) or lead[7] != 0:
+        magic = f.read(8)
+        if len(magic) < 8 or magic[:6] != b"\x93NUMPY" or magic[6] not in (1, 2, 3) or magic[7] != 0:
             raise bad("is not a .npy array")
-        if lead[6] == 1:
-            hlen, start = int.from_bytes(lead[8:10], "little"), 10
-        else:
-            if len(lead) < 12:
-                raise bad("is not a .npy array")
-            hlen, start = int.from_bytes(lead[8:12], "little"), 12
+        width = 2 if magic[6] == 1 else 4  # bytes of the header length
+        hlen = int.from_bytes(f.read(width).ljust(width, b"\xff"), "little")
+        start = 8 + width
         if hlen > _MAX_NPY_HEADER or start + hlen > size:
             raise bad(f"has a header of {hlen} bytes, longer than the member or {_MAX_NPY_HEADER}")
-        raw = lead[start:] + f.read(hlen - (len(lead) - start))
+        raw = f.read(hlen)
         try:
-            header = raw.decode("utf-8" if lead[6] == 3 else "latin-1")
+            header = raw.decode("utf-8" if magic[6] == 3 else "latin-1")
         except UnicodeDecodeError:
             raise bad("has a header that is not text") from None
         m = _NPY_HEADER.fullmatch(header)
