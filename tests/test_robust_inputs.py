@@ -217,8 +217,7 @@ def cfg_file(tmp_path, text: str, suffix: str = ".toml") -> str:
     ('base = "tian15"\n[l1]\nassoc = 128\nsize = 16384\nline_size = 128\nreplacement = "plru"\n',
      ":6: l1.replacement: tree pseudo-LRU supports at most 64 ways, not 128"),
     ('base = "tian15"\n[l2]\nline_size = 32\n',
-     ":3: l2.line_size: must be at least l1's 64 bytes (the cache engine fills a line from one line "
-     "below), not 32"),
+     ":3: l2.line_size: must be at least l1's 64 bytes, not 32"),
     ('base = "tian15"\ncore_clock_mhz = nan\n',
      ":2: core_clock_mhz: must be a number from 0 to 1e+06, not nan"),
     ('base = "tian15"\n[l2]\nsize = 4294967296\nline_size = 128\n',

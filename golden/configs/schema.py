@@ -315,8 +315,9 @@ class GPUConfig:
                 raise ValueError(f"{n}: must be a CacheConfig, not {c!r}")
         for (upper, u), (lower, c) in zip(levels, levels[1:], strict=False):
             if c.line_size < u.line_size:
-                raise ValueError(f"{lower}.line_size: must be at least {upper}'s {u.line_size} bytes "
-                                 f"(the cache engine fills a line from one line below), not {c.line_size}")
+                # The cache engine fills a line from one line of the level below.
+                raise ValueError(f"{lower}.line_size: must be at least {upper}'s {u.line_size} bytes, "
+                                 f"not {c.line_size}")
         tracked = self.n_sm * self.l1.lines + sum(c.lines for _, c in levels[1:])
         if tracked > MAX_TRACKED_LINES:
             raise ValueError(f"n_sm: {self.n_sm} L1s and the shared levels hold {tracked:,} lines; gpucache "
