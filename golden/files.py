@@ -86,9 +86,7 @@ def _kind(mode: int) -> str:
 
 
 def _writable_dir(d: Path, option: str, shown: str) -> None:
-    """Raise unless ``d`` is a directory in which a file can be created."""
-    if not d.is_dir():
-        raise InputError(f"{option} {shown}: {d} is not a directory")
+    """Raise unless a file can be created in the directory ``d``."""
     # os.access says yes to root on a read-only mount; creating a file is the true test.
     try:
         fd, probe = tempfile.mkstemp(dir=d, prefix=".gpucache-probe.")
@@ -148,9 +146,13 @@ def check_output_file(path: str | os.PathLike, option: str = "output",
 def _nearest_existing(p: Path, option: str, shown: str) -> Path:
     """``p`` or its nearest existing ancestor, which must be a directory (missing levels are made later)."""
     existing = p
-    while not existing.exists() and existing.parent != existing:
-        existing = existing.parent
-    if not existing.is_dir():
+    try:
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        is_dir = existing.is_dir()
+    except OSError as e:  # a directory on the way that may not be searched (EACCES)
+        raise InputError(f"{option} {shown}: cannot use this path ({e.strerror})") from None
+    if not is_dir:
         raise InputError(f"{option} {shown}: {existing} is a file, so no directory can be made below it"
                          if existing != p else f"{option} {shown}: {p} is not a directory")
     return existing
@@ -181,7 +183,13 @@ def check_output_dir(path: str | os.PathLike, option: str = "output") -> Path:
     if not shown:
         raise InputError(f"{option}: the directory name is empty")
     p = Path(os.path.realpath(shown))
-    if p.exists() and not p.is_dir():
-        raise InputError(f"{option} {shown}: is {_kind(os.stat(p).st_mode)}, not a directory")
+    try:
+        mode = os.stat(p).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # missing: made when written; below a file: reported next
+    except OSError as e:
+        raise InputError(f"{option} {shown}: cannot use this path ({e.strerror})") from None
+    if mode is not None and not stat.S_ISDIR(mode):
+        raise InputError(f"{option} {shown}: is {_kind(mode)}, not a directory")
     _writable_dir(_nearest_existing(p, option, shown), option, shown)
     return Path(shown)

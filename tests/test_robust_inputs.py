@@ -379,6 +379,20 @@ def test_output_unwritable_directory(tmp_path):
         ro.chmod(0o700)
 
 
+def test_output_below_an_unsearchable_directory(tmp_path, monkeypatch):
+    # A non-root user's stat() below a mode-0700 directory of another user fails with EACCES.
+    real = Path.exists
+
+    def exists(self):
+        if self == tmp_path / "locked":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "exists", exists)
+    with pytest.raises(InputError, match=r"--json .*: cannot use this path \(Permission denied\)"):
+        check_output_file(tmp_path / "locked" / "x.json", "--json")
+
+
 def test_symlink_output_is_followed(tmp_path):
     target = tmp_path / "results" / "r.json"
     target.parent.mkdir()
