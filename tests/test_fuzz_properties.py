@@ -4,7 +4,7 @@ Random mutations of valid files (bytes flipped, inserted, deleted, duplicated,
 numbers replaced by boundary values) and random field values written into
 valid structures. An input that loads must also run (a small machine, the
 interleaver and the cache hierarchy) and a config must write out and load
-back unchanged. Examples are bounded and derandomized (a fixed seed), so each
+back unchanged. ``GPUCACHE_FUZZ_EXAMPLES`` sets the examples per test. Examples are bounded and derandomized (a fixed seed), so each
 test takes a few seconds; ``tests/fuzz/run_fuzz.py`` runs the same targets for
 millions of inputs.
 """
@@ -12,6 +12,7 @@ millions of inputs.
 from __future__ import annotations
 
 import json
+import os
 from datetime import timedelta
 
 import numpy as np
@@ -24,7 +25,9 @@ from golden.errors import InputError
 from golden.trace.io import load_workload, save_workload
 from tests.fuzz import targets
 
-SETTINGS = settings(max_examples=150, deadline=timedelta(seconds=10), derandomize=True,
+#: Examples per test: 150 in the normal suite; GPUCACHE_FUZZ_EXAMPLES=5000 for a longer look.
+EXAMPLES = int(os.environ.get("GPUCACHE_FUZZ_EXAMPLES", "150"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=timedelta(seconds=10), derandomize=True,
                     suppress_health_check=list(HealthCheck))
 
 #: Values that sit on the edges of the fields' ranges.
