@@ -4,9 +4,9 @@ Random mutations of valid files (bytes flipped, inserted, deleted, duplicated,
 numbers replaced by boundary values) and random field values written into
 valid structures. An input that loads must also run (a small machine, the
 interleaver and the cache hierarchy) and a config must write out and load
-back unchanged. ``GPUCACHE_FUZZ_EXAMPLES`` sets the examples per test. Examples are bounded and derandomized (a fixed seed), so each
-test takes a few seconds; ``tests/fuzz/run_fuzz.py`` runs the same targets for
-millions of inputs.
+back unchanged. Examples are bounded (150, or ``GPUCACHE_FUZZ_EXAMPLES``) and
+derandomized (a fixed seed), so each test takes a few seconds;
+``tests/fuzz/run_fuzz.py`` runs the same targets for millions of inputs.
 """
 
 from __future__ import annotations
