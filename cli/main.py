@@ -21,13 +21,6 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from cli import compare as compare_cmd
-from cli import cosim as cosim_cmd
-from cli import run as run_cmd
-from cli import synth as synth_cmd
-from cli import trace as trace_cmd
-from cli import workloads as workloads_cmd
-from cli.output import format_size, format_table, version
 from golden.errors import InputError
 
 __all__ = ["main", "build_parser", "EXIT_USAGE"]
@@ -48,6 +41,16 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of every subcommand; each sets ``func(args) -> int``."""
+    # Imported here, inside main's handlers: the first import loads numba (a second or
+    # more), and a Ctrl-C during it must print one line, not a traceback.
+    from cli import compare as compare_cmd
+    from cli import cosim as cosim_cmd
+    from cli import run as run_cmd
+    from cli import synth as synth_cmd
+    from cli import trace as trace_cmd
+    from cli import workloads as workloads_cmd
+    from cli.output import version
+
     parser = _Parser(
         prog="gpucache",
         description="GPU cache-management techniques: golden model, workloads, traces, configs.",
@@ -75,6 +78,7 @@ def _add_configs_parser(sub) -> None:
 
 
 def _configs(args: argparse.Namespace) -> int:
+    from cli.output import format_size, format_table
     from golden.configs import PRESETS, dump_toml, load_config
 
     if args.action == "show":
@@ -98,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         Arguments without the program name (default ``sys.argv[1:]``).
     """
     try:
+        from cli.output import check_outputs
+
         args = build_parser().parse_args(argv)
+        check_outputs(args)  # every output path, before any work starts
         return int(args.func(args) or 0)
     except (InputError, _UsageError) as e:
         message = " ".join(str(e).split())  # the rule is one line, whatever the message holds

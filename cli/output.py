@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
 from collections.abc import Sequence
 from importlib import metadata
 from numbers import Integral, Real
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from golden.trace.io import atomic_write
+from golden.files import atomic_write, check_output_dir, check_output_file
 
 __all__ = ["format_table", "format_count", "format_rate", "format_size", "plural", "jsonable",
-           "write_json", "version"]
+           "write_json", "version", "check_outputs"]
 
 
 def version() -> str:
@@ -126,3 +128,55 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
             f.write(text)
 
     atomic_write(path, write)
+
+
+#: Output arguments of each command: (command, argument name) -> "file" or "dir". A command
+#: with actions is named with its action ("trace export").
+OUTPUTS = {
+    ("run", "json"): "file",
+    ("compare", "json"): "file",
+    ("compare", "plot"): "dir",
+    ("trace convert", "out"): "file",
+    ("trace export", "out"): "dir",
+    ("synth", "out"): "dir",
+    ("cosim", "build_dir"): "dir",
+}
+
+
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """Files the command reads: an output must not be one of them."""
+    out = [v for v in (getattr(args, "config", None), getattr(args, "trace", None)) if v]
+    src = getattr(args, "source", None)
+    if src:  # trace convert: the kernel list and every file it names
+        listing = Path(src) / "kernelslist.g" if Path(src).is_dir() else Path(src)
+        out.append(str(listing))
+        try:
+            with open(listing, encoding="utf-8", errors="replace") as f:
+                entries = (line.strip() for line in f)
+                out += [str(listing.parent / e) for e in entries if e.startswith("kernel")]
+        except (OSError, ValueError):
+            pass  # the reader reports an unreadable list, with its line
+    return out
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Check every output path of the parsed command line before any work starts.
+
+    See :mod:`golden.files` for what is accepted and refused.
+
+    Raises
+    ------
+    golden.errors.InputError
+        For the first output that cannot be written, naming its option.
+    """
+    given = " ".join(str(v) for v in (getattr(args, "command", None), getattr(args, "action", None)) if v)
+    for (command, name), kind in OUTPUTS.items():
+        value = getattr(args, name, None)
+        if given != command or value is None:
+            continue
+        positional = {"trace convert": "OUT.npz", "trace export": "OUT_DIR"}
+        option = positional.get(command, "--" + name.replace("_", "-"))
+        if kind == "file":
+            check_output_file(value, option, _inputs(args))
+        else:
+            check_output_dir(value, option)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from golden.configs.loader import load_config
-from golden.trace.io import atomic_write
+from golden.files import atomic_write
 
 __all__ = ["add_parser", "synth"]
 

@@ -24,11 +24,19 @@ def add_parser(sub) -> None:
     p.add_argument("--scale", type=scale, default=1.0,
                    help="input size relative to the paper's, in (0, 1] (default 1)")
     p.add_argument("--seed", type=positive_int(0), default=0, help="input seed (default 0)")
-    p.add_argument("--line-size", type=positive_int(4), default=64,
-                   help="line size in bytes for the footprint statistics (default 64)")
+    p.add_argument("--line-size", type=_line_size, default=64,
+                   help="line size in bytes for the footprint statistics, a power of 2 (default 64)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, for runs over 2 s)")
     p.set_defaults(func=workloads)
+
+
+def _line_size(text: str) -> int:
+    """argparse type of ``--line-size``: a power of 2 from 4 to 2**20 bytes."""
+    v = positive_int(4)(text)
+    if v & (v - 1) or v > 1 << 20:
+        raise argparse.ArgumentTypeError(f"must be a power of 2 from 4 to {1 << 20}, not {text!r}")
+    return v
 
 
 def workloads(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from amaranth.back import verilog
 from amaranth.hdl import Value
 from amaranth.lib import wiring
 
-from golden.trace.io import atomic_write
+from golden.files import atomic_write
 
 __all__ = ["FlatPort", "flat_ports", "write_verilog", "port_list"]
 

@@ -30,7 +30,7 @@ import numpy as np
 from amaranth.back import verilog
 from amaranth.lib import wiring
 
-from golden.trace.io import atomic_write
+from golden.files import atomic_write
 from synth.verilog import port_list
 from tb.log import Mismatch, unit_layout
 

@@ -102,4 +102,4 @@ def test_cli_export(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     status = main(["trace", "export", "--workload", "rdgc/bicg", "--scale", "0.05", str(tmp_path / "file")])
     err = capsys.readouterr().err
-    assert status == 2 and err.strip().endswith("exists and is not a directory") and err.count("\n") == 1
+    assert status == 2 and err.strip().endswith("is a regular file, not a directory") and err.count("\n") == 1

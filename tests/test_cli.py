@@ -375,7 +375,8 @@ def test_policy_params_the_policy_does_not_take(capsys, tmp_path):
     cfg.write_text('base = "tian15"\n[policy_params.pc-bypass]\nno_such_knob = 1\n')
     status, out, err = run_main(capsys, "run", "--workload", "matrixmul", "--config", str(cfg),
                                 "--policy", "pc-bypass")
-    assert_user_error(status, out, err, "p: policy_params.pc-bypass: ")
+    # Refused when the config is loaded, naming the file, line and field.
+    assert_user_error(status, out, err, "p.toml:2: policy_params.pc-bypass: ")
     assert "no_such_knob" in err
 
 

@@ -26,6 +26,13 @@ names the file, the line and the field::
 
 Neither ``tomllib`` nor ``json`` reports where a key is, so the line of a
 key is found by scanning the text for it within its table.
+
+A config is validated as a whole before it is returned (see
+:mod:`golden.configs.schema` for the ranges and the engine's limits): the
+parameters of every policy gpucache has are checked by building the policy
+from the registry and attaching it to each cache level, so a config that
+loads runs with any policy whose parameters it gives. A file larger than
+:data:`MAX_CONFIG_BYTES` or nested deeper than the parsers allow is refused.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import math
 import os
 import re
 import tomllib
@@ -43,7 +51,10 @@ from golden.configs.presets import PRESETS, preset
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.errors import InputError
 
-__all__ = ["load_config", "config_from_dict", "config_to_dict", "dump_toml"]
+__all__ = ["load_config", "config_from_dict", "config_to_dict", "dump_toml", "MAX_CONFIG_BYTES"]
+
+#: Largest config file read, in bytes (the largest preset is under 2 kB).
+MAX_CONFIG_BYTES = 1 << 20
 
 _LEVELS = ("l1", "l2", "l3")
 _CACHE_FIELDS = {f.name: f.type for f in dataclasses.fields(CacheConfig)}
@@ -81,15 +92,31 @@ def load_config(spec: str | os.PathLike) -> GPUConfig:
     if fmt not in ("toml", "json"):
         raise InputError(f"{spec}: a config file must end in .toml or .json")
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise InputError(f"{spec}: a config file is at most {MAX_CONFIG_BYTES:,} bytes, this one has "
+                             f"{path.stat().st_size:,}")
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_CONFIG_BYTES + 1)
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{spec}: cannot read the config file ({e})") from None
+    if len(text) > MAX_CONFIG_BYTES:
+        raise InputError(f"{spec}: a config file is at most {MAX_CONFIG_BYTES:,} bytes")
     data = _parse(spec, fmt, text)
-    lines = _toml_key_lines(text) if fmt == "toml" else _json_key_lines(text)
+    try:
+        lines = _toml_key_lines(text) if fmt == "toml" else _json_key_lines(text)
+    except RecursionError:
+        raise InputError(f"{spec}: the config is nested too deeply") from None
     return config_from_dict(data, origin=spec, lines=lines, default_name=path.stem, fmt=fmt)
 
 
 def _parse(spec: str, fmt: str, text: str) -> dict:
+    try:
+        return _parse_text(spec, fmt, text)
+    except RecursionError:
+        raise InputError(f"{spec}: the config is nested too deeply") from None
+
+
+def _parse_text(spec: str, fmt: str, text: str) -> dict:
     if fmt == "toml":
         try:
             return tomllib.loads(text)
@@ -194,9 +221,35 @@ def config_from_dict(
         top.setdefault("source", f"{origin}, based on {base.name} ({base.source})")
     fields = {**top, **levels}
     try:
-        return base.replace(**fields) if base is not None else GPUConfig(**fields)
+        gpu = base.replace(**fields) if base is not None else GPUConfig(**fields)
     except ValueError as e:
         raise _schema_error(where, (), e) from None
+    _check_policies(where, gpu)
+    return gpu
+
+
+def _check_policies(where: _Where, gpu: GPUConfig) -> None:
+    """Build every registered policy that ``policy_params`` names and attach it to each level.
+
+    Parameters for a policy gpucache does not have (yet) are kept as given;
+    ``--policy`` with such a name is refused when the run starts.
+    """
+    if not gpu.policy_params:
+        return
+    from golden.policies.base import get_policy, policy_names
+
+    known = set(policy_names())
+    for name, params in gpu.policy_params.items():
+        if name not in known:
+            continue
+        try:
+            policy = get_policy(name, **params)
+            for level, cfg in gpu.levels:
+                policy.level_hooks(level, cfg, gpu.n_sm if level == "l1" else 1)
+        except (TypeError, ValueError, OverflowError, MemoryError) as e:
+            why = str(e).removeprefix(f"{name}: ")
+            raise where.error(("policy_params", name), f"policy {name!r} refuses these parameters: {why}") \
+                from None
 
 
 def _cache_level(where: _Where, level: str, value: Any, base: GPUConfig | None,
@@ -225,9 +278,9 @@ def _cache_level(where: _Where, level: str, value: Any, base: GPUConfig | None,
 def _schema_error(where: _Where, prefix: tuple[str, ...], e: ValueError) -> InputError:
     """Re-raise the schema's ``"field: why"`` message with file, line and full field path."""
     field, sep, why = str(e).partition(": ")
-    if not sep or not re.fullmatch(r"\w+", field):
+    if not sep or not re.fullmatch(r"\w+(\.\w+)?", field):
         return where.error(prefix or ("config",), str(e))
-    return where.error((*prefix, field), why)
+    return where.error((*prefix, *field.split(".")), why)
 
 
 def _typed(where: _Where, path: tuple[str, ...], ftype: str, value: Any, fmt: str) -> Any:
@@ -238,7 +291,10 @@ def _typed(where: _Where, path: tuple[str, ...], ftype: str, value: Any, fmt: st
     elif ftype == "float":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise where.error(path, f"must be a number, not {value!r}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise where.error(path, "is too large a number") from None
     elif ftype == "str":
         if not isinstance(value, str):
             raise where.error(path, f"must be a string, not {value!r}")
@@ -271,6 +327,9 @@ _TOML_KEY = re.compile(r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')"""
 _TOML_INLINE_KEY = re.compile(r"""[{,]\s*([A-Za-z0-9_-]+|"[^"]*"|'[^']*')\s*=""")
 
 
+_MAX_SCANNED_LINE = 4096
+
+
 def _toml_path(dotted: str) -> tuple[str, ...]:
     parts = re.findall(r"""[A-Za-z0-9_-]+|"[^"]*"|'[^']*'""", dotted)
     return tuple(p.strip("\"'") for p in parts)
@@ -281,6 +340,8 @@ def _toml_key_lines(text: str) -> dict[tuple, int]:
     out: dict[tuple, int] = {}
     table: tuple[str, ...] = ()
     for n, line in enumerate(text.splitlines(), start=1):
+        if len(line) > _MAX_SCANNED_LINE:
+            continue  # inside a long string: no key; the regular expressions would be quadratic
         if m := _TOML_HEADER.match(line):
             table = _toml_path(m[1])
             out.setdefault(table, n)
@@ -350,21 +411,35 @@ def dump_toml(gpu: GPUConfig) -> str:
     if tables.get("l3", 0) is None:
         out.append("l3 = false")
     sections = [(level, tables[level]) for level in _LEVELS if tables.get(level)]
-    sections += [(f"policy_params.{p}", v) for p, v in tables.get("policy_params", {}).items()]
+    sections += [(f"policy_params.{_toml_key(p)}", v) for p, v in tables.get("policy_params", {}).items()]
     for header, fields in sections:
-        out += ["", f"[{header}]"] + [f"{k} = {_toml_value(v)}" for k, v in fields.items()]
+        out += ["", f"[{header}]"] + [f"{_toml_key(k)} = {_toml_value(v)}" for k, v in fields.items()]
     return "\n".join(out) + "\n"
+
+
+def _toml_key(k: str) -> str:
+    """A bare key when TOML allows one, else a quoted key."""
+    return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else _toml_str(k)
+
+
+def _toml_str(v: str) -> str:
+    """A TOML basic string: quote, backslash and every control character escaped."""
+    body = "".join(f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F
+                   else "\\" + c if c in '"\\' else c for c in v)
+    return f'"{body}"'
 
 
 def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else {"inf": "inf", "-inf": "-inf"}.get(repr(v), "nan")
     if isinstance(v, str):
-        return json.dumps(v)  # a JSON string is a valid TOML basic string
+        return _toml_str(v)
     if isinstance(v, list | tuple):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
     raise ValueError(f"Value {v!r} of type {type(v).__name__} has no TOML form")

@@ -2,11 +2,20 @@
 
 Every field is documented with its unit. Validation raises ``ValueError``
 with the field name ("l1.assoc: ..."); the loader adds file and line.
+
+A config is validated as a whole: every value has a range (:data:`CACHE_LIMITS`,
+:data:`GPU_LIMITS`, chosen far above any GPU built so far and below what
+would overflow the model's 64-bit arithmetic or exhaust memory), and the
+combinations the cache engine refuses (tree pseudo-LRU beyond 64 ways, a lower
+level with smaller lines than the level above, more tracked lines than
+:data:`MAX_TRACKED_LINES`) are refused here, so a config that validates runs.
+``docs/configs.md`` lists the limits.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -15,6 +24,10 @@ __all__ = [
     "WRITE_POLICIES",
     "ALLOCATE_POLICIES",
     "SCHEDULERS",
+    "CACHE_LIMITS",
+    "GPU_LIMITS",
+    "MAX_TRACKED_LINES",
+    "MAX_PLRU_WAYS",
     "CacheConfig",
     "GPUConfig",
 ]
@@ -31,8 +44,53 @@ ALLOCATE_POLICIES = ("on-miss", "on-fill")
 SCHEDULERS = ("lrr", "gto", "oldest")
 
 
+#: Inclusive (low, high) of each integer field of a cache level.
+CACHE_LIMITS = {
+    "size": (1, 1 << 32), "assoc": (1, 4096), "line_size": (4, 1 << 16), "sector_size": (0, 1 << 16),
+    "smod_shift": (0, 32), "xor_slices": (0, 1 << 24), "tag_latency": (0, 1 << 20),
+    "data_latency": (0, 1 << 20), "hit_latency": (0, 1 << 20), "banks": (1, 1024), "ports": (1, 1024),
+    "mshrs": (0, 1 << 20), "mshr_merges": (0, 1 << 20), "miss_queue": (0, 1 << 20),
+    "seed": (0, (1 << 63) - 1),
+}
+#: Inclusive (low, high) of each integer field of a GPU.
+GPU_LIMITS = {
+    "n_sm": (1, 1024), "warp_size": (1, 1024), "max_threads_per_sm": (1, 1 << 16),
+    "max_ctas_per_sm": (1, 1024), "max_warps_per_sm": (1, 2048), "schedulers_per_sm": (1, 64),
+    "mem_latency": (0, 1 << 20), "shared_mem_bytes": (0, 1 << 32), "shared_mem_banks": (1, 1024),
+    "l2_partitions": (1, 1024),
+}
+#: Highest clock frequency a config may give, in MHz.
+MAX_CLOCK_MHZ = 1e6
+#: Lines of every cache level together (L1 counted once per SM): bounds the model's memory
+#: (about 32 bytes of engine state per line).
+MAX_TRACKED_LINES = 1 << 23
+#: Ways of a tree pseudo-LRU set: the engine keeps a set's tree in one 64-bit word.
+MAX_PLRU_WAYS = 64
+
+
 def _pow2(v: int) -> bool:
     return v > 0 and v & (v - 1) == 0
+
+
+def _check_ints(obj, limits: dict) -> None:
+    for name, (lo, hi) in limits.items():
+        v = getattr(obj, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo:
+            kind = "a positive integer" if lo == 1 else "a non-negative integer"
+            raise ValueError(f"{name}: must be {kind}, not {v!r}")
+        if v > hi:
+            raise ValueError(f"{name}: must be at most {hi:,}, not {v:,}")
+
+
+def _check_text(obj, names: tuple[str, ...]) -> None:
+    for name in names:
+        v = getattr(obj, name)
+        if not isinstance(v, str):
+            raise ValueError(f"{name}: must be a string, not {v!r}")
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{name}: must be valid Unicode text (it holds a lone surrogate)") from None
 
 
 @dataclass(frozen=True)
@@ -101,13 +159,7 @@ class CacheConfig:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("size", "assoc", "line_size", "banks", "ports"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be a positive integer, not {getattr(self, name)!r}")
-        for name in ("sector_size", "smod_shift", "xor_slices", "tag_latency", "data_latency", "hit_latency",
-                     "mshrs", "mshr_merges", "miss_queue", "seed"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
-                raise ValueError(f"{name}: must be a non-negative integer, not {getattr(self, name)!r}")
+        _check_ints(self, CACHE_LIMITS)
         if not _pow2(self.line_size) or self.line_size < 4:
             raise ValueError(f"line_size: must be a power of 2 of at least 4 bytes, not {self.line_size}")
         if self.sector_size and (not _pow2(self.sector_size) or self.sector_size > self.line_size
@@ -127,6 +179,12 @@ class CacheConfig:
             self._check_xor_slices()
         if self.replacement == "plru" and not _pow2(self.assoc):
             raise ValueError(f"replacement: tree pseudo-LRU needs power-of-2 ways, not {self.assoc}")
+        if self.replacement == "plru" and self.assoc > MAX_PLRU_WAYS:
+            raise ValueError(f"replacement: tree pseudo-LRU supports at most {MAX_PLRU_WAYS} ways, "
+                             f"not {self.assoc}")
+        if self.lines > MAX_TRACKED_LINES:
+            raise ValueError(f"size: {self.size:,} bytes is {self.lines:,} lines; gpucache models at most "
+                             f"{MAX_TRACKED_LINES:,}")
 
     @property
     def sets(self) -> int:
@@ -238,18 +296,33 @@ class GPUConfig:
     policy_params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("n_sm", "warp_size", "max_threads_per_sm", "max_ctas_per_sm",
-                     "max_warps_per_sm", "schedulers_per_sm", "l2_partitions"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"{name}: must be a positive integer, not {getattr(self, name)!r}")
+        _check_text(self, ("name", "source", "scheduler", "cta_scheduler"))
+        _check_ints(self, GPU_LIMITS)
         if self.warp_size != 32:
             raise ValueError(f"warp_size: gpucache traces use 32-thread warps, not {self.warp_size}")
         if self.scheduler not in SCHEDULERS:
             raise ValueError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, not {self.scheduler!r}")
         if self.cta_scheduler != "round-robin":
             raise ValueError(f"cta_scheduler: only 'round-robin' is supported, not {self.cta_scheduler!r}")
-        if not isinstance(self.mem_latency, int) or self.mem_latency < 0:
-            raise ValueError(f"mem_latency: must be a non-negative integer, not {self.mem_latency!r}")
+        for name in ("core_clock_mhz", "icnt_clock_mhz", "l2_clock_mhz", "dram_clock_mhz"):
+            v = getattr(self, name)
+            if (not isinstance(v, int | float) or isinstance(v, bool) or not math.isfinite(v)
+                    or not 0 <= v <= MAX_CLOCK_MHZ):
+                raise ValueError(f"{name}: must be a number from 0 to {MAX_CLOCK_MHZ:g}, not {v!r}")
+        levels = [(n, c) for n, c in (("l1", self.l1), ("l2", self.l2), ("l3", self.l3)) if c is not None]
+        for n, c in levels:
+            if not isinstance(c, CacheConfig):
+                raise ValueError(f"{n}: must be a CacheConfig, not {c!r}")
+        for (upper, u), (lower, c) in zip(levels, levels[1:], strict=False):
+            if c.line_size < u.line_size:
+                # The cache engine fills a line from one line of the level below.
+                raise ValueError(f"{lower}.line_size: must be at least {upper}'s {u.line_size} bytes, "
+                                 f"not {c.line_size}")
+        tracked = self.n_sm * self.l1.lines + sum(c.lines for _, c in levels[1:])
+        if tracked > MAX_TRACKED_LINES:
+            raise ValueError(f"n_sm: {self.n_sm} L1s and the shared levels hold {tracked:,} lines; gpucache "
+                             f"models at most {MAX_TRACKED_LINES:,}")
+        _check_policy_params(self.policy_params)
 
     @property
     def levels(self) -> list[tuple[str, CacheConfig]]:
@@ -262,3 +335,26 @@ class GPUConfig:
     def replace(self, **changes) -> GPUConfig:
         """A copy with the given fields changed (validated)."""
         return dataclasses.replace(self, **changes)
+
+
+def _check_policy_params(params) -> None:
+    """``{policy: {name: scalar}}`` with strings, booleans, 64-bit integers and finite floats."""
+    if not isinstance(params, dict):
+        raise ValueError(f"policy_params: must be a table of tables, not {params!r}")
+    for pol, table in params.items():
+        if not isinstance(pol, str) or not isinstance(table, dict):
+            raise ValueError(f"policy_params: {pol!r} must name a table of parameters")
+        for key, v in table.items():
+            ok = (isinstance(key, str) and (
+                isinstance(v, bool | str)
+                or (isinstance(v, int) and -(1 << 63) <= v < 1 << 63)
+                or (isinstance(v, float) and math.isfinite(v))))
+            if not ok:
+                raise ValueError(f"policy_params: {pol}.{key} must be a string, a boolean, a 64-bit "
+                                 f"integer or a finite number, not {v!r}")
+            for text in (pol, key, v):
+                if isinstance(text, str):
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        raise ValueError(f"policy_params: {pol!r}.{key!r} is not valid Unicode") from None

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from golden.experiments.tian15 import PAPER  # noqa: E402
-from golden.trace.io import atomic_write  # noqa: E402
+from golden.files import atomic_write  # noqa: E402
 
 __all__ = ["plot_all"]
 

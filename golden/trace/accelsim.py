@@ -49,6 +49,7 @@ from golden.errors import InputError
 
 # The affine fit is shared with KernelBuilder; it is private there for now.
 from golden.trace.builder import affine_dx2, encode_lanes
+from golden.trace.io import MAX_ADDRESS, MAX_KERNELS, MAX_REGS_PER_THREAD, MAX_SHARED_BYTES, check_launch
 from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload
 
 __all__ = ["SUPPORTED_VERSIONS", "read_accelsim", "read_kernel_trace"]
@@ -61,6 +62,10 @@ SUPPORTED_VERSIONS = (3, 4, 5)
 LOCAL_MEM_SIZE_MAX = 1 << 14
 
 _CHUNK = 1 << 22  # bytes read per call
+#: Longest line read, in bytes: a v5 line with 32 explicit addresses is under 1 kB. Without a
+#: bound, a file with no newline would be rescanned a chunk at a time, in quadratic time.
+MAX_LINE = 1 << 16
+_MAX_ADDR = np.int64(MAX_ADDRESS)
 _BATCH = 1 << 16  # rows converted per batch
 _LANE = np.arange(WARP_SIZE, dtype=np.uint32)
 
@@ -142,7 +147,7 @@ _MORE, _FULL, _ERROR = range(3)
  _E_NO_TB, _E_BAD_WARP, _E_WARP_RANGE, _E_WARP_DUP, _E_BAD_INSTS, _E_INSTS_NO_WARP,
  _E_INSTS_TWICE, _E_NO_INSTS, _E_TOO_FEW, _E_TOO_MANY, _E_INST_NO_WARP, _E_INST_NO_INSTS,
  _E_MISSING, _E_NOT_HEX, _E_NOT_DEC, _E_RANGE, _E_NEGATIVE, _E_MODE, _E_ADDR_COUNT,
- _E_STRIDE_GAPS, _E_WIDTH, _E_NO_ADDR) = range(1, 31)
+ _E_STRIDE_GAPS, _E_WIDTH, _E_NO_ADDR, _E_ADDR_RANGE) = range(1, 32)
 
 # Fields of an instruction line, for messages.
 (_F_LINENUM, _F_PC, _F_MASK, _F_NDST, _F_DST, _F_OPCODE, _F_NSRC, _F_SRC, _F_WIDTH, _F_MODE,
@@ -519,6 +524,9 @@ def _parse_inst(buf, p, e, lineinfo, has_imm, shm_base, loc_base, lanes, info, s
                 space = _SP_LOCAL
             else:
                 space = _SP_GLOBAL
+    for lane in range(WARP_SIZE):
+        if (mask >> lane) & 1 and (lanes[lane] < 0 or lanes[lane] > _MAX_ADDR - width):
+            return _fail(st, _E_ADDR_RANGE, -1, -1, lane, 0, 0, 0)
     info[_I_OP] = _OP_OP[k]
     info[_I_SPACE] = space
     info[_I_WIDTH] = width
@@ -753,33 +761,45 @@ def _header_line(hdr: _Header, text: str, where: str) -> None:
         if key == "kernel name":
             hdr.name = value
         elif key == "kernel id":
-            hdr.kernel_id = int(value)
+            hdr.kernel_id = _bounded(value, 10, (1 << 63) - 1)
         elif key in ("grid dim", "block dim"):
             m = _DIMS.fullmatch(value)
-            dims = tuple(int(v) for v in m.groups()) if m else (0,)
+            dims = tuple(int(v) for v in m.groups()) if m and len(value) <= 64 else (0,)
             if min(dims) < 1:
                 raise ValueError(value)
             setattr(hdr, "grid" if key == "grid dim" else "block", dims)
         elif key == "shmem":
-            hdr.shmem = int(value)
+            hdr.shmem = _bounded(value, 10, MAX_SHARED_BYTES)
         elif key == "nregs":
-            hdr.nregs = int(value)
+            hdr.nregs = _bounded(value, 10, MAX_REGS_PER_THREAD)
         elif key == "accelsim tracer version":
-            hdr.version = int(value)
+            hdr.version = _bounded(value, 10, 1 << 20)
         elif key == "enable lineinfo":
             hdr.lineinfo = int(value)
             if hdr.lineinfo not in (0, 1):
                 raise ValueError(value)
         elif key == "shmem base_addr":
-            hdr.shmem_base = int(value, 16)
+            hdr.shmem_base = _bounded(value, 16, MAX_ADDRESS - 1)
         elif key == "local mem base_addr":
-            hdr.local_base = int(value, 16)
+            hdr.local_base = _bounded(value, 16, MAX_ADDRESS - 1)
     except ValueError:
-        form = " (x,y,z) of positive integers" if key.endswith(" dim") else ""
-        raise InputError(f"{where}: '-{key}' has an invalid value {value!r}; expected"
-                         f"{form or ' a number'}") from None
-    if min(hdr.shmem, hdr.nregs, hdr.shmem_base, hdr.local_base) < 0:
-        raise InputError(f"{where}: '-{key}' must not be negative, not {value!r}")
+        form = {"shmem": f" 0..{MAX_SHARED_BYTES}", "nregs": f" 0..{MAX_REGS_PER_THREAD}",
+                "shmem base_addr": f" 0..{MAX_ADDRESS - 1:#x}",
+                "local mem base_addr": f" 0..{MAX_ADDRESS - 1:#x}"}.get(key, " a number")
+        if key.endswith(" dim"):
+            form = " (x,y,z) of positive integers"
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        raise InputError(f"{where}: '-{key}' has an invalid value {shown!r}; expected{form}") from None
+
+
+def _bounded(value: str, base: int, top: int) -> int:
+    """``int(value, base)`` if it is in ``0..top``; ValueError otherwise (also for huge digit strings)."""
+    if len(value) > 24:
+        raise ValueError(value)
+    v = int(value, base)
+    if not 0 <= v <= top:
+        raise ValueError(value)
+    return v
 
 
 def _open(path: Path):
@@ -792,6 +812,8 @@ def _read_header(f, path: Path) -> tuple[_Header, int, bytes, bool]:
     data, pos, line_no, eof = b"", 0, 0, False
     while True:
         nl = data.find(b"\n", pos)
+        if nl < 0 and len(data) - pos > MAX_LINE:
+            raise InputError(f"{path}:{line_no + 1}: the line is longer than {MAX_LINE:,} bytes")
         if nl < 0 and not eof:
             more = f.read(_CHUNK)
             eof = not more
@@ -877,6 +899,8 @@ def _message(st: np.ndarray, buf: np.ndarray, path: Path, hdr: _Header, wpc: int
                                  f"but mask {b:08x} has gaps"),
         _E_WIDTH: lambda: f"opcode {tok!r} gives an access width of {a} bytes, not 1 to 255",
         _E_NO_ADDR: lambda: f"{tok!r} is a memory instruction but has mem_width 0 (no addresses)",
+        _E_ADDR_RANGE: lambda: (f"the address of lane {a} is outside 0..{MAX_ADDRESS - 1:#x} (or wraps "
+                                f"around 64 bits)"),
     }
     return f"{path}:{int(st[_S_ERR_LINE])}: {messages[int(st[_S_ERR])]()}"
 
@@ -938,6 +962,8 @@ def _import_open(f, path: Path) -> tuple[KernelTrace, dict]:
     if hdr.version not in SUPPORTED_VERSIONS:
         raise InputError(f"{path}: Accel-Sim tracer version {hdr.version} is not supported "
                          f"(versions {SUPPORTED_VERSIONS[0]} to {SUPPORTED_VERSIONS[-1]} are)")
+    hdr.grid, hdr.block = check_launch(hdr.grid, hdr.block, f"{path}: header",
+                                         ("-grid dim", "-block dim"))
     gx, gy, gz = hdr.grid
     n_ctas = gx * gy * gz
     wpc = -(-(hdr.block[0] * hdr.block[1] * hdr.block[2]) // WARP_SIZE)
@@ -963,6 +989,8 @@ def _import_open(f, path: Path) -> tuple[KernelTrace, dict]:
             continue
         if eof:
             break
+        if buf.size - pos > MAX_LINE:
+            raise InputError(f"{path}:{int(st[_S_LINE]) + 1}: the line is longer than {MAX_LINE:,} bytes")
         more = f.read(_CHUNK)
         eof = not more
         buf, pos = np.concatenate((buf[pos:], np.frombuffer(more, np.uint8))), 0
@@ -1062,6 +1090,8 @@ def read_accelsim(path: str | os.PathLike) -> Workload:
             if not entry:
                 continue
             if entry.startswith("kernel"):
+                if len(kernels) == MAX_KERNELS:
+                    raise InputError(f"{listing}:{line_no}: more than {MAX_KERNELS:,} kernels")
                 trace = listing.parent / entry
                 if not trace.is_file():
                     raise InputError(f"{listing}:{line_no}: kernel trace file {entry!r} does not "

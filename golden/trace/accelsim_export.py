@@ -65,7 +65,7 @@ from pathlib import Path
 import numpy as np
 
 from golden.errors import InputError
-from golden.trace.io import atomic_write
+from golden.files import atomic_write
 from golden.trace.model import WARP_SIZE, KernelTrace, Op, Space, Workload, lane_addresses
 
 __all__ = ["DEPENDENCES", "ExportSummary", "write_accelsim", "opcode"]

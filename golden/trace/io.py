@@ -13,51 +13,58 @@ Layout of a file (all members are numpy arrays; ``np.load`` with
 
 Files are written to a temporary name and renamed into place, so a
 failed write never leaves a half-written file.
+
+Loading trusts nothing in the file. The zip container and each member's
+``.npy`` header are parsed here, not by ``np.load``: numpy reads the header
+with ``ast.literal_eval``, and this loader evaluates no text from a file.
+Every member's dtype and shape is checked against the layout above and its
+data length against the member's real length before anything is allocated;
+the grid and block dimensions against CUDA's limits; every field of every
+row against its range, and every active lane's address against
+:data:`MAX_ADDRESS`. The limits are the module constants below and
+``docs/traces.md`` lists them.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
 import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from golden.errors import InputError
+from golden.files import atomic_write
 from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload
 
-__all__ = ["FORMAT_VERSION", "save_workload", "load_workload", "atomic_write"]
+__all__ = ["FORMAT_VERSION", "save_workload", "load_workload", "MAX_ADDRESS", "MAX_WARPS",
+           "MAX_KERNELS", "MAX_INSTRUCTIONS_PER_ENTRY", "check_launch"]
 
 #: Version of the file layout above; bump on any incompatible change.
 FORMAT_VERSION = 1
 
-
-def atomic_write(path: str | os.PathLike, write) -> None:
-    """Call ``write(tmp_path)`` and rename the result to ``path``; remove it on failure.
-
-    Parameters
-    ----------
-    path : path-like
-        Final file name.
-    write : callable
-        Writes the complete file to the temporary path it is given.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+#: Byte addresses of active lanes must lie below 2**57 (57-bit virtual addresses, the widest
+#: any GPU or host MMU uses); line numbers then stay far below the cache model's 2**62.
+MAX_ADDRESS = 1 << 57
+#: Warps in one kernel launch (grid CTAs x warps per CTA): bounds the per-warp arrays.
+MAX_WARPS = 1 << 24
+#: Kernels in one workload: the access stream stores the kernel index in 16 bits.
+MAX_KERNELS = 1 << 16
+#: Compute instructions (``gap`` and ``tail``) per stored row or warp, on average over a kernel.
+#: The interleaver issues them one by one, so this bounds a run's time by the file's size.
+MAX_INSTRUCTIONS_PER_ENTRY = 1 << 16
+#: CUDA's launch limits (compute capability 3.0 and later).
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_GRID = ((1 << 31) - 1, 65535, 65535)
+#: Shared memory per CTA and registers per thread a header may give.
+MAX_SHARED_BYTES = 1 << 32
+MAX_REGS_PER_THREAD = 1 << 16
+_MAX_META_CHARS = 1 << 22
+_MAX_NPY_HEADER = 1 << 16
+_CHUNK_ROWS = 1 << 16
 
 
 def save_workload(path: str | os.PathLike, workload: Workload) -> None:
@@ -92,8 +99,56 @@ def save_workload(path: str | os.PathLike, workload: Workload) -> None:
     atomic_write(path, write)
 
 
+def check_launch(grid, block, where: str, names: tuple[str, str] = ("grid", "block")
+                 ) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Grid and block dimensions as int triples, checked against CUDA's limits and :data:`MAX_WARPS`.
+
+    Parameters
+    ----------
+    grid, block : sequence
+        The dimensions as read from a file.
+    where : str
+        Prefix of error messages (file, kernel or line).
+    names : (str, str)
+        What the file calls the two fields, for messages.
+
+    Raises
+    ------
+    InputError
+        Unless both are three integers within the limits.
+    """
+    out = []
+    for name, dims, limits in ((names[0], grid, MAX_GRID), (names[1], block, MAX_BLOCK)):
+        if (not isinstance(dims, list | tuple) or len(dims) != 3
+                or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in dims)):
+            raise InputError(f"{where}: field '{name}' must be three integers, not {_short(dims)}")
+        dims = tuple(int(v) for v in dims)
+        if not all(1 <= v <= m for v, m in zip(dims, limits, strict=True)):
+            raise InputError(f"{where}: field '{name}' {dims} is outside CUDA's limits (1..{limits[0]}, "
+                             f"1..{limits[1]}, 1..{limits[2]})")
+        out.append(dims)
+    grid, block = out
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise InputError(f"{where}: field '{names[1]}' {block} has {threads} threads; CUDA allows at most "
+                         f"{MAX_THREADS_PER_BLOCK} per block")
+    warps = grid[0] * grid[1] * grid[2] * -(-threads // WARP_SIZE)
+    if warps > MAX_WARPS:
+        raise InputError(f"{where}: grid {grid} x block {block} is {warps:,} warps; gpucache reads at most "
+                         f"{MAX_WARPS:,} per kernel")
+    return grid, block
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def load_workload(path: str | os.PathLike) -> Workload:
     """Read and validate a workload file.
+
+    Memory and time are bounded by the file's size: nothing is allocated
+    before the sizes it implies are checked against the file's content.
 
     Raises
     ------
@@ -105,83 +160,212 @@ def load_workload(path: str | os.PathLike) -> Workload:
     if not path.is_file():
         raise InputError(f"{path}: no such trace file")
     try:
-        with np.load(path, allow_pickle=False) as z:
-            files = {name: z[name] for name in z.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise InputError(f"{path}: not a gpucache trace file ({e})") from None
-    if "meta" not in files:
-        raise InputError(f"{path}: not a gpucache trace file (no 'meta' member)")
+        zf = zipfile.ZipFile(path)
+    except Exception as e:  # noqa: BLE001 - the standard library's zip errors, see _Members.read
+        raise InputError(f"{path}: not a gpucache trace file ({_reason(e)})") from None
+    with zf:
+        members = _Members(path, zf)
+        meta = _read_meta(path, members.read("meta", 0, None))
+        kernels = []
+        for i, km in enumerate(meta["kernels"]):
+            kernels.append(_load_kernel(path, i, km, members))
+    return Workload(name=meta["name"], kernels=kernels, params=meta["params"], source=meta["source"])
+
+
+def _reason(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text[:100] or type(e).__name__
+
+
+_NPY_HEADER = re.compile(r"\{'descr': (?P<descr>'[^']*'|\[[^\]]*\]), 'fortran_order': (?P<fo>True|False), "
+                         r"'shape': \((?P<shape>(?:[0-9]{1,20}(?:, [0-9]{1,20})*,?)?)\), \} *\n")
+
+
+class _Members:
+    """The ``.npy`` members of a trace file, each read only after its header is checked."""
+
+    def __init__(self, path: Path, zf: zipfile.ZipFile) -> None:
+        self.path = path
+        self.zf = zf
+        try:
+            self.infos = {i.filename: i for i in zf.infolist()}
+        except Exception as e:  # noqa: BLE001 - see read()
+            raise InputError(f"{path}: not a gpucache trace file ({_reason(e)})") from None
+
+    def read(self, name: str, ndim: int, descr: str | None, shape: tuple | None = None,
+             where: str | None = None) -> np.ndarray | str:
+        """Member ``name``: ``ndim`` dimensions, dtype ``descr`` (None: a unicode string, returned as str).
+
+        ``shape`` entries that are not None must match. Raises InputError otherwise.
+        """
+        where = where or str(self.path)
+        info = self.infos.get(f"{name}.npy")
+        if info is None:
+            raise InputError(f"{where}: member '{name}' is missing")
+        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise InputError(f"{where}: member '{name}' uses zip compression method {info.compress_type}; "
+                             f"gpucache reads stored or deflated members")
+        try:
+            with self.zf.open(info) as f:
+                return self._array(f, info.file_size, name, ndim, descr, shape, where)
+        except InputError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            # A damaged zip makes the standard library raise any of BadZipFile, zlib.error,
+            # EOFError, OSError, ValueError, RuntimeError, NotImplementedError, ... .
+            raise InputError(f"{where}: member '{name}' cannot be read ({_reason(e)})") from None
+
+    def _array(self, f, size: int, name: str, ndim: int, descr: str | None, shape: tuple | None,
+               where: str) -> np.ndarray | str:
+        def bad(why: str) -> InputError:
+            return InputError(f"{where}: member '{name}' {why}")
+
+        magic = f.read(8)
+        if len(magic) < 8 or magic[:6] != b"\x93NUMPY" or magic[6] not in (1, 2, 3) or magic[7] != 0:
+            raise bad("is not a .npy array")
+        width = 2 if magic[6] == 1 else 4  # bytes of the header length
+        hlen = int.from_bytes(f.read(width).ljust(width, b"\xff"), "little")
+        start = 8 + width
+        if hlen > _MAX_NPY_HEADER or start + hlen > size:
+            raise bad(f"has a header of {hlen} bytes, longer than the member or {_MAX_NPY_HEADER}")
+        raw = f.read(hlen)
+        try:
+            header = raw.decode("utf-8" if magic[6] == 3 else "latin-1")
+        except UnicodeDecodeError:
+            raise bad("has a header that is not text") from None
+        m = _NPY_HEADER.fullmatch(header)
+        if not m:
+            raise bad("has a .npy header gpucache does not read (expected numpy's own layout)")
+        dims = tuple(int(v) for v in m["shape"].split(",") if v.strip())
+        if len(dims) != ndim:
+            raise bad(f"has {len(dims)} dimensions, expected {ndim}")
+        if descr is None:
+            u = re.fullmatch(r"'<U([0-9]{1,8})'", m["descr"])
+            if not u or int(u[1]) > _MAX_META_CHARS:
+                raise bad(f"must be a unicode string of at most {_MAX_META_CHARS:,} characters")
+            dtype = np.dtype(f"<U{int(u[1])}")
+        else:
+            if m["descr"] != descr:
+                shown = m["descr"] if len(m["descr"]) <= 40 else m["descr"][:37] + "..."
+                raise bad(f"has dtype {shown}, expected {descr if len(descr) <= 40 else 'INST_DTYPE'}")
+            dtype = np.dtype(np.lib.format.descr_to_dtype(_DESCRS[descr]))
+        if shape is not None:
+            for got, want in zip(dims, shape, strict=True):
+                if want is not None and got != want:
+                    raise bad(f"has shape {dims}, expected {tuple('*' if w is None else w for w in shape)}")
+        count = 1
+        for d in dims:
+            count *= d
+        nbytes = count * dtype.itemsize
+        if nbytes != size - start - hlen:
+            raise bad(f"holds {size - start - hlen:,} bytes of data, but its header says "
+                      f"{count:,} x {dtype.itemsize}")
+        data = f.read(nbytes + 1)
+        if len(data) != nbytes:
+            raise bad(f"holds {len(data):,} bytes of data, but its header says {nbytes:,}")
+        if descr is None:
+            # Decoded here, strictly: numpy turns code points above U+10FFFF into a SystemError.
+            try:
+                return data.decode("utf-32-le").rstrip("\0")
+            except UnicodeDecodeError as e:
+                raise bad(f"is not valid text ({_reason(e)})") from None
+        order = "F" if m["fo"] == "True" else "C"
+        return np.frombuffer(data, dtype=dtype).reshape(dims, order=order)
+
+
+# The descr text numpy writes for each member's dtype, and the descr itself.
+_DESCRS = {repr(np.lib.format.dtype_to_descr(np.dtype(t))): np.lib.format.dtype_to_descr(np.dtype(t))
+           for t in (INST_DTYPE, np.uint64, np.uint32)}
+_INST_DESCR = repr(np.lib.format.dtype_to_descr(INST_DTYPE))
+_U8_DESCR = repr(np.lib.format.dtype_to_descr(np.dtype(np.uint64)))
+_U4_DESCR = repr(np.lib.format.dtype_to_descr(np.dtype(np.uint32)))
+
+
+def _text_ok(v) -> bool:
+    """Whether ``v`` (JSON data) is free of lone surrogates, so that it can be printed and saved."""
     try:
-        meta = json.loads(str(files["meta"]))
+        json.dumps(v, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        return False
+    return True
+
+
+def _read_meta(path: Path, text: str) -> dict:
+    try:
+        meta = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{path}: member 'meta' is not valid JSON ({e})") from None
+    except RecursionError:
+        raise InputError(f"{path}: member 'meta' is nested too deeply") from None
     if not isinstance(meta, dict) or meta.get("format") != "gpucache-trace":
         raise InputError(f"{path}: member 'meta' does not describe a gpucache trace")
-    if meta.get("version") != FORMAT_VERSION:
+    version = meta.get("version")
+    if type(version) is not int or version != FORMAT_VERSION:
         raise InputError(
-            f"{path}: trace format version {meta.get('version')!r} is not supported "
+            f"{path}: trace format version {_short(version)} is not supported "
             f"(this gpucache reads version {FORMAT_VERSION}); regenerate or re-convert the trace"
         )
-    kernels = []
-    for i, km in enumerate(meta.get("kernels", [])):
-        kernels.append(_load_kernel(path, i, km, files))
-    return Workload(
-        name=str(meta.get("name", path.stem)),
-        kernels=kernels,
-        params=dict(meta.get("params", {})),
-        source=str(meta.get("source", "")),
-    )
+    out = {"name": meta.get("name", path.stem), "source": meta.get("source", ""),
+           "params": meta.get("params", {}), "kernels": meta.get("kernels", [])}
+    for key, kind in (("name", str), ("source", str), ("params", dict), ("kernels", list)):
+        if not isinstance(out[key], kind):
+            raise InputError(f"{path}: field '{key}' in 'meta' must be {kind.__name__}, "
+                             f"not {_short(out[key])}")
+        if not _text_ok(out[key]):
+            raise InputError(f"{path}: field '{key}' in 'meta' is not valid Unicode text")
+    if len(out["kernels"]) > MAX_KERNELS:
+        raise InputError(f"{path}: {len(out['kernels']):,} kernels; a workload has at most {MAX_KERNELS:,}")
+    return out
 
 
-def _load_kernel(path: Path, i: int, km: dict, files: dict) -> KernelTrace:
+def _load_kernel(path: Path, i: int, km, members: _Members) -> KernelTrace:
     where = f"{path}: kernel {i}"
-    for member in (f"k{i}_insts", f"k{i}_lanes", f"k{i}_tail"):
-        if member not in files:
-            raise InputError(f"{where}: member '{member}' is missing")
-    try:
-        grid = tuple(int(v) for v in km["grid"])
-        block = tuple(int(v) for v in km["block"])
-        name = str(km["name"])
-    except (KeyError, TypeError, ValueError) as e:
-        raise InputError(f"{where}: field {e} in 'meta' is missing or invalid") from None
-    if len(grid) != 3 or len(block) != 3 or min(grid + block) < 1:
-        raise InputError(f"{where}: field 'grid'/'block' must be three positive integers")
-    insts, lanes, tail = files[f"k{i}_insts"], files[f"k{i}_lanes"], files[f"k{i}_tail"]
-    if insts.dtype != INST_DTYPE:
-        raise InputError(f"{where}: member 'k{i}_insts' has dtype {insts.dtype}, expected {INST_DTYPE}")
-    if lanes.dtype != np.uint64 or lanes.ndim != 2 or lanes.shape[1] != WARP_SIZE:
-        raise InputError(f"{where}: member 'k{i}_lanes' must be uint64[m, {WARP_SIZE}]")
+    if not isinstance(km, dict):
+        raise InputError(f"{where}: its entry in 'meta' must be an object, not {_short(km)}")
+    for key in ("name", "grid", "block"):
+        if key not in km:
+            raise InputError(f"{where}: field '{key}' in 'meta' is missing")
+    name = km["name"]
+    if not isinstance(name, str) or not _text_ok(name):
+        raise InputError(f"{where}: field 'name' in 'meta' must be a string, not {_short(name)}")
+    grid, block = check_launch(km["grid"], km["block"], where)
+    extra = {}
+    for key, top in (("shared_bytes", MAX_SHARED_BYTES), ("regs_per_thread", MAX_REGS_PER_THREAD)):
+        v = km.get(key, 0)
+        if type(v) is not int or not 0 <= v <= top:
+            raise InputError(f"{where}: field '{key}' in 'meta' must be an integer 0..{top}, not {_short(v)}")
+        extra[key] = v
     n_ctas = grid[0] * grid[1] * grid[2]
     wpc = -(-(block[0] * block[1] * block[2]) // WARP_SIZE)
-    if tail.shape != (n_ctas * wpc,):
-        raise InputError(f"{where}: member 'k{i}_tail' has {tail.shape} entries, expected {n_ctas * wpc}")
-    _check_rows(where, insts, lanes.shape[0], n_ctas, wpc)
-    return KernelTrace(
-        name=name,
-        grid=grid,
-        block=block,
-        insts=insts,
-        lane_addrs=lanes,
-        tail=tail.astype(np.uint32, copy=False),
-        shared_bytes=int(km.get("shared_bytes", 0)),
-        regs_per_thread=int(km.get("regs_per_thread", 0)),
-    )
+    insts = members.read(f"k{i}_insts", 1, _INST_DESCR, where=where)
+    lanes = members.read(f"k{i}_lanes", 2, _U8_DESCR, (None, WARP_SIZE), where=where)
+    tail = members.read(f"k{i}_tail", 1, _U4_DESCR, (n_ctas * wpc,), where=where)
+    _check_rows(where, insts, lanes, n_ctas, wpc)
+    total = int(insts["gap"].sum(dtype=np.int64)) + int(tail.sum(dtype=np.int64))
+    if total > MAX_INSTRUCTIONS_PER_ENTRY * (len(insts) + len(tail)):
+        raise InputError(f"{where}: fields 'gap' and member 'k{i}_tail' hold {total:,} compute instructions, "
+                         f"more than {MAX_INSTRUCTIONS_PER_ENTRY:,} per stored row and warp")
+    return KernelTrace(name=name, grid=grid, block=block, insts=insts, lane_addrs=lanes, tail=tail,
+                       **extra)
 
 
-def _check_rows(where: str, insts: np.ndarray, n_lanes: int, n_ctas: int, wpc: int) -> None:
-    def bad(field: str, rows: np.ndarray, why: str) -> None:
-        r = int(np.flatnonzero(rows)[0])
+def _check_rows(where: str, insts: np.ndarray, lanes: np.ndarray, n_ctas: int, wpc: int) -> None:
+    def bad(field: str, rows: np.ndarray, why: str, offset: int = 0) -> None:
+        r = offset + int(np.flatnonzero(rows)[0])
         raise InputError(f"{where}: field '{field}' of instruction {r} {why}")
 
     if insts.size == 0:
         return
+    memory = insts["op"] != Op.BARRIER
     checks = [
         ("cta", (insts["cta"] < 0) | (insts["cta"] >= n_ctas), f"is outside 0..{n_ctas - 1}"),
         ("warp", (insts["warp"] < 0) | (insts["warp"] >= wpc), f"is outside 0..{wpc - 1}"),
         ("op", ~np.isin(insts["op"], [int(o) for o in Op]), "is not a known operation"),
         ("space", ~np.isin(insts["space"], [int(s) for s in Space]), "is not a known space"),
+        ("width", memory & (insts["width"] == 0), "is 0 bytes for a memory instruction"),
         ("dx", (insts["dx"] < 1) | (insts["dx"] > WARP_SIZE), f"is outside 1..{WARP_SIZE}"),
-        ("lanes", (insts["lanes"] < -1) | (insts["lanes"] >= n_lanes), "points outside the lane table"),
+        ("lanes", (insts["lanes"] < -1) | (insts["lanes"] >= lanes.shape[0]),
+         "points outside the lane table"),
     ]
     for field, rows, why in checks:
         if rows.any():
@@ -189,3 +373,21 @@ def _check_rows(where: str, insts: np.ndarray, n_lanes: int, n_ctas: int, wpc: i
     gid = insts["cta"].astype(np.int64) * wpc + insts["warp"]
     if np.any(np.diff(gid) < 0):
         bad("cta", np.r_[False, np.diff(gid) < 0], "breaks the (cta, warp) order of the rows")
+    # Every active lane's bytes [addr, addr + width) must lie below MAX_ADDRESS, computed
+    # as lane_addresses does (int64); a chunk at a time, so memory stays bounded.
+    lane = np.arange(WARP_SIZE, dtype=np.int64)
+    for lo in range(0, len(insts), _CHUNK_ROWS):
+        it = insts[lo:lo + _CHUNK_ROWS]
+        dx = it["dx"].astype(np.int64)[:, None]
+        addr = (it["base"].astype(np.int64)[:, None] + (lane % dx) * it["sx"].astype(np.int64)[:, None]
+                + (lane // dx) * it["sy"].astype(np.int64)[:, None])
+        explicit = it["lanes"] >= 0
+        if explicit.any():
+            addr[explicit] = lanes[it["lanes"][explicit]].astype(np.int64)
+        active = ((it["mask"][:, None] >> lane.astype(np.uint32)) & 1).astype(bool)
+        active &= (it["op"] != Op.BARRIER)[:, None]
+        out = active & ((addr < 0) | (addr > MAX_ADDRESS - it["width"].astype(np.int64)[:, None]))
+        rows = out.any(axis=1)
+        if rows.any():
+            field = "lanes" if explicit[np.flatnonzero(rows)[0]] else "base"
+            bad(field, rows, f"gives an active lane an address outside 0..{MAX_ADDRESS - 1:#x}", lo)

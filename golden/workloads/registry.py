@@ -7,7 +7,8 @@ name (``matrixmul``) resolves when exactly one suite has it.
 Generated traces are cached under ``$GPUCACHE_CACHE`` (default
 ``~/.cache/gpucache/traces``), keyed by workload, scale, seed and the
 emulator's ``version``; bumping ``version`` makes every old entry stale,
-and a stale entry is never read (its key no longer matches).
+and a stale entry is never read (its key no longer matches). An entry that
+fails to load for any reason is deleted and rebuilt.
 """
 
 from __future__ import annotations
@@ -143,8 +144,13 @@ def build(name: str, scale: float = 1.0, seed: int = 0, *, use_cache: bool = Tru
     if use_cache and path.is_file():
         try:
             return load_workload(path)
-        except InputError:
-            path.unlink(missing_ok=True)  # a damaged cache entry is rebuilt, never trusted
+        except Exception:  # noqa: BLE001
+            # A cache entry that fails to load, for whatever reason, is rebuilt, never trusted:
+            # the cache only saves time, and one bad entry must not break every later run.
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                pass
     wl = spec.build(scale, seed)
     wl.params = {**wl.params, "scale": scale, "seed": seed, "version": spec.version}
     if use_cache:
