@@ -1,0 +1,191 @@
+"""Exact stack (reuse) distances in O(N log N), per group (set, bank or whole cache).
+
+The reuse distance (RD) of an access is the number of distinct blocks of
+its group touched since the previous access to the same block (rdgc
+Section 3.2); the first access to a block, and the first after the block
+was invalidated, has an infinite distance (``-1`` here). An LRU cache of
+``K`` blocks per group hits exactly the accesses with ``0 <= RD < K``, so
+one pass and a histogram of distances give the hits of every capacity up
+to the histogram's limit.
+
+Method: every touch gets a position on its group's own time line; a
+Fenwick (binary indexed) tree marks the position of each block's most
+recent touch. The distance of a touch at position ``p`` of a block last
+touched at ``l`` is the number of marks in ``(l, p)``, then the mark moves
+from ``l`` to ``p``. The groups' time lines are segments of one tree
+array, sized in advance from the touches each group will receive.
+
+The compiled helpers (``fw_*``, :func:`touch`) are shared with the
+parallel-cache model (:mod:`golden.rd.parallel`), whose touches come one
+by one in simulated time.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["INF", "dense_ids", "stack_distances", "histogram", "hits_below", "segments"]
+
+#: Distance of a cold access (first touch, or first after an invalidation).
+INF = -1
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def fw_add(tree, base, size, i, v):
+    """Add ``v`` at position ``i`` (0-based) of the tree segment ``tree[base:base + size]``."""
+    j = i + 1
+    while j <= size:
+        tree[base + j - 1] += v
+        j += j & -j
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def fw_prefix(tree, base, i):
+    """Sum of positions ``0..i`` (inclusive) of the segment at ``base``; 0 for ``i < 0``."""
+    s = 0
+    j = i + 1
+    while j > 0:
+        s += tree[base + j - 1]
+        j -= j & -j
+    return s
+
+
+@nb.njit(cache=True, nogil=True)
+def touch(tree, base, size, used, last, g, key, evict):
+    """Touch block ``key`` of group ``g``; return its distance (``-1``: infinite).
+
+    ``base[g]``/``size[g]`` locate the group's segment, ``used[g]`` counts the
+    positions it has used, ``last[key]`` is the position of the block's mark
+    (``-1``: none). With ``evict`` the block is invalidated after the touch
+    (write-evict): its mark is removed and its next touch is cold.
+    """
+    b = base[g]
+    sz = size[g]
+    p = used[g]
+    used[g] = p + 1
+    lp = last[key]
+    d = -1
+    if lp >= 0:
+        d = fw_prefix(tree, b, p - 1) - fw_prefix(tree, b, lp)
+        fw_add(tree, b, sz, lp, -1)
+    if evict:
+        last[key] = -1
+    else:
+        fw_add(tree, b, sz, p, 1)
+        last[key] = p
+    return d
+
+
+@nb.njit(cache=True, nogil=True)
+def invalidate(tree, base, size, last, g, key):
+    """Remove block ``key`` from group ``g``'s stack without touching it."""
+    lp = last[key]
+    if lp >= 0:
+        fw_add(tree, base[g], size[g], lp, -1)
+        last[key] = -1
+
+
+@nb.njit(cache=True, nogil=True)
+def _serial(ids, groups, evict, base, size, n_ids):
+    tree = np.zeros(max(1, base[-1] + size[-1]) if base.size else 1, np.int32)
+    used = np.zeros(base.size, np.int64)
+    last = np.full(n_ids, -1, np.int64)
+    out = np.empty(ids.size, np.int64)
+    for i in range(ids.size):
+        out[i] = touch(tree, base, size, used, last, groups[i], ids[i], evict[i])
+    return out
+
+
+def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Keys renumbered ``0..U-1`` (``int64``) and ``U``: arrays indexed by block, not a hash map."""
+    keys = np.asarray(keys)
+    if keys.size == 0:
+        return np.zeros(0, np.int64), 0
+    uniq, inv = np.unique(keys, return_inverse=True)
+    return inv.astype(np.int64, copy=False).reshape(-1), int(uniq.size)
+
+
+def segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(base, size)`` of one Fenwick segment per group holding ``counts[g]`` touches."""
+    size = np.ascontiguousarray(counts, dtype=np.int64)
+    base = np.zeros(size.size, np.int64)
+    if size.size > 1:
+        np.cumsum(size[:-1], out=base[1:])
+    return base, size
+
+
+def stack_distances(keys: np.ndarray, groups: np.ndarray | None = None,
+                    evict: np.ndarray | None = None) -> np.ndarray:
+    """Exact LRU stack distance of every access, within its group.
+
+    Parameters
+    ----------
+    keys : array of int
+        Block (line) numbers, in access order.
+    groups : array of int, optional
+        Non-negative group of each access (a cache set, a bank); one group
+        when None (a fully associative cache). A block must always map to
+        the same group.
+    evict : array of bool, optional
+        Accesses after which the block is invalidated (write-evict stores).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` distance per access, :data:`INF` (``-1``) when infinite.
+
+    Raises
+    ------
+    ValueError
+        If the arrays differ in length or a group is negative.
+    """
+    keys = np.asarray(keys)
+    n = keys.size
+    groups = np.zeros(n, np.int64) if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
+    evict = np.zeros(n, np.bool_) if evict is None else np.ascontiguousarray(evict, dtype=np.bool_)
+    if groups.size != n or evict.size != n:
+        raise ValueError(f"keys, groups and evict must have one entry per access ({n})")
+    if n == 0:
+        return np.zeros(0, np.int64)
+    if groups.min() < 0:
+        raise ValueError("groups: must be non-negative")
+    ids, n_ids = dense_ids(keys)
+    base, size = segments(np.bincount(groups))
+    return _serial(ids, groups, evict, base, size, n_ids)
+
+
+def histogram(distances: np.ndarray, limit: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Counts of distances ``0..limit-1`` and, in bucket ``limit``, the rest (``>= limit`` or infinite).
+
+    rdgc Section 3.2's counter array ``C[K + 1]``.
+
+    Parameters
+    ----------
+    distances : array of int
+        From :func:`stack_distances`.
+    limit : int
+        Buckets of finite distance (the largest capacity to evaluate, in blocks per group).
+    mask : array of bool, optional
+        Count only these accesses (e.g. the reads).
+    """
+    if limit < 1:
+        raise ValueError(f"limit: must be a positive integer, not {limit}")
+    d = np.asarray(distances, dtype=np.int64)
+    if mask is not None:
+        d = d[mask]
+    d = np.where((d < 0) | (d >= limit), limit, d)
+    return np.bincount(d, minlength=limit + 1).astype(np.int64)
+
+
+def hits_below(hist: np.ndarray, capacity: int) -> int:
+    """Hits of an LRU cache of ``capacity`` blocks per group: the first ``capacity`` counters.
+
+    Raises
+    ------
+    ValueError
+        If the histogram does not reach ``capacity`` (its limit is smaller).
+    """
+    if not 0 <= capacity <= hist.size - 1:
+        raise ValueError(f"capacity {capacity} is beyond the histogram's limit {hist.size - 1}")
+    return int(hist[:capacity].sum())
