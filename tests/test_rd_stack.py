@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from golden.cache import Cache, set_indices
 from golden.configs.schema import CacheConfig
-from golden.rd.stack import INF, histogram, hits_below, stack_distances
+from golden.rd.stack import INF, histogram, hits_below, lru_hits, stack_distances
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
@@ -51,12 +51,10 @@ def test_mismatched_lengths():
         stack_distances(np.arange(3), groups=np.zeros(2, np.int64))
 
 
-@given(st.lists(st.integers(0, 40), min_size=1, max_size=400), st.integers(1, 24),
-       st.lists(st.booleans(), min_size=400, max_size=400))
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=400), st.integers(1, 24))
 @SETTINGS
-def test_fully_associative_equals_simulator(lines, blocks, stores):
-    # Every capacity up to the limit from one pass equals the simulator's LRU, loads only,
-    # then with write-evict stores.
+def test_fully_associative_equals_simulator(lines, blocks):
+    # Loads only: every capacity up to the limit from one histogram equals the simulator's LRU.
     lines = np.array(lines, np.int64)
     d = stack_distances(lines)
     hist = histogram(d, 24)
@@ -64,25 +62,44 @@ def test_fully_associative_equals_simulator(lines, blocks, stores):
         hit = Cache(CacheConfig(size=k * 32, assoc=k, line_size=32, replacement="lru")).load(lines)
         assert hits_below(hist, k) == int(hit.sum())
         assert ((d >= 0) & (d < k)).tolist() == hit.tolist()
-    st_mask = np.array(stores[: lines.size], bool)
-    d = stack_distances(lines, evict=st_mask)
-    sim = Cache(CacheConfig(size=blocks * 32, assoc=blocks, line_size=32, write="write-evict"))
-    hit = sim.access(lines, np.where(st_mask, 2, 1))
-    assert ((d >= 0) & (d < blocks)).tolist() == hit.tolist()
 
 
-@given(st.lists(st.integers(0, 200), min_size=1, max_size=400), st.sampled_from(["mod", "prime", "xor"]),
+def test_invalidation_leaves_a_hole():
+    # 2 blocks: A B C (A out) ; write B (invalidated) ; A must miss although only C is above it
+    # in the stack of valid lines (distance 1 < 2): the freed way stays empty until a miss.
+    lines = np.array([1, 2, 3, 2, 1, 3])
+    ev = np.array([0, 0, 0, 1, 0, 0], bool)
+    assert stack_distances(lines, evict=ev).tolist() == [INF, INF, INF, 1, 1, 1]
+    hit = Cache(CacheConfig(size=64, assoc=2, line_size=32, write="write-evict")).access(
+        lines, np.where(ev, 2, 1))
+    assert hit.tolist() == [False, False, False, True, False, True]
+    assert lru_hits(lines, [2], evict=ev)[:, 0].tolist() == hit.tolist()
+
+
+@given(st.lists(st.integers(0, 12), min_size=100, max_size=300),
+       st.lists(st.booleans(), min_size=300, max_size=300))
+@SETTINGS
+def test_write_evict_every_capacity_in_one_pass(lines, stores):
+    lines = np.array(lines, np.int64)
+    ev = np.array(stores[: lines.size], bool)
+    caps = [1, 2, 3, 5, 8]
+    got = lru_hits(lines, caps, evict=ev)
+    for c, k in enumerate(caps):
+        sim = Cache(CacheConfig(size=k * 32, assoc=k, line_size=32, write="write-evict"))
+        assert got[:, c].tolist() == sim.access(lines, np.where(ev, 2, 1)).tolist()
+
+
+@given(st.lists(st.integers(0, 60), min_size=100, max_size=400), st.sampled_from(["mod", "prime", "xor"]),
        st.sampled_from([(4, 2), (8, 4), (6, 2), (16, 1)]),
        st.lists(st.booleans(), min_size=400, max_size=400))
 @SETTINGS
 def test_per_set_equals_simulator(lines, index, geometry, stores):
-    # Per-set stacks: hit iff distance < associativity, access by access, any index function.
+    # Per-set stacks with the simulator's index functions, write-evict stores, access by access.
     sets, assoc = geometry
     if index in ("mod", "xor") and sets & (sets - 1):
         sets = 4
     cfg = CacheConfig(size=sets * assoc * 64, assoc=assoc, line_size=64, index=index, write="write-evict")
     lines = np.array(lines, np.int64)
     st_mask = np.array(stores[: lines.size], bool)
-    d = stack_distances(lines, groups=set_indices(cfg, lines), evict=st_mask)
-    hit = Cache(cfg).access(lines, np.where(st_mask, 2, 1))
-    assert ((d >= 0) & (d < assoc)).tolist() == hit.tolist()
+    got = lru_hits(lines, [assoc], groups=set_indices(cfg, lines), evict=st_mask)[:, 0]
+    assert got.tolist() == Cache(cfg).access(lines, np.where(st_mask, 2, 1)).tolist()

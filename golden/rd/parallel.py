@@ -54,7 +54,7 @@ import numba as nb
 import numpy as np
 
 from golden.errors import InputError
-from golden.rd.stack import dense_ids, fw_prefix, segments, touch
+from golden.rd.stack import cached_update, dense_ids, fw_prefix, segments, touch
 
 __all__ = ["HIT", "MISS", "MERGE", "WRITE", "RF", "Latency", "ParallelCache", "parse_latency"]
 
@@ -129,7 +129,7 @@ def _occupied(m_key, m_free, m, s):
 
 @nb.njit(cache=True, nogil=True)
 def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last, inflight,
-           log_fill, logc):
+           valid, caps, log_fill, logc):
     """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order."""
     cap = m_key.shape[1]
     for m in range(m_key.shape[0]):
@@ -143,6 +143,9 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last,
             if best < 0:
                 break
             k = m_key[m, best]
+            if last[k] < 0:
+                # A write evicted the line while its miss was outstanding: the fill allocates again.
+                cached_update(valid, m_grp[m, best], caps, -1, False)
             touch(tree, tbase, tsize, used, last, m_grp[m, best], k, False)
             inflight[k] = -1
             m_key[m, best] = -1
@@ -158,10 +161,10 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last,
 
 
 @nb.njit(cache=True, nogil=True)
-def _run(s, list_ptr, order, key, group, bank, write, write_evict, ports, mset, entries, merges_max,
-         hit_limit, lat_kind, lat_fixed, k1, k2, lat_scale,
+def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports, mset, entries, merges_max,
+         caps, lat_kind, lat_fixed, k1, k2, lat_scale,
          tree, tbase, tsize, used, last, inflight, m_key, m_grp, m_arr, m_free, m_merges, m_seq,
-         m_min, seqc, o_step, o_kind, o_dist, stats, log_ev, log_free, log_fill, logc):
+         m_min, seqc, valid, o_step, o_kind, o_dist, o_bits, stats, log_ev, log_free, log_fill, logc):
     """Process the access lists ``list_ptr`` from step ``s``, then drain; return the next step."""
     cap = m_key.shape[1]
     longest = 0
@@ -189,8 +192,12 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, ports, mset, 
                 g = group[i]
                 status = RF
                 d = -1
-                if write[i] and write_evict:
+                bits = 0
+                if bypass:
+                    status = WRITE
+                elif write[i] and write_evict:
                     d = touch(tree, tbase, tsize, used, last, g, k, True)
+                    bits = cached_update(valid, g, caps, d, True)
                     status = WRITE
                 elif inflight[k] >= 0:
                     slot = inflight[k]
@@ -206,8 +213,9 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, ports, mset, 
                     if lp >= 0:
                         b0 = tbase[g]
                         d = fw_prefix(tree, b0, used[g] - 1) - fw_prefix(tree, b0, lp)
-                    if 0 <= d < hit_limit:
+                    if 0 <= d < valid[g, 0]:
                         touch(tree, tbase, tsize, used, last, g, k, False)
+                        bits = cached_update(valid, g, caps, d, False)
                         status = HIT
                     else:
                         m = mset[bk]
@@ -230,6 +238,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, ports, mset, 
                             m_min[m] = min(m_min[m], s + lat - 1)
                             inflight[k] = m * cap + j
                             touch(tree, tbase, tsize, used, last, g, k, False)
+                            bits = cached_update(valid, g, caps, d, False)
                             status = MISS
                 if log_ev.shape[0] > 0:
                     c = logc[0]
@@ -246,6 +255,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, ports, mset, 
                     o_step[i] = s
                     o_kind[i] = status
                     o_dist[i] = d
+                    o_bits[i] = bits
             npend = keep
             if log_free.shape[0] > 0:
                 free = 0
@@ -255,12 +265,12 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, ports, mset, 
                 log_free[logc[2], 1] = free
                 logc[2] += 1
             _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last, inflight,
-                   log_fill, logc)
+                   valid, caps, log_fill, logc)
             s += 1
     # The kernel ends when its last miss has returned.
     while m_min.min() != np.iinfo(np.int64).max:
         _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last, inflight,
-               log_fill, logc)
+               valid, caps, log_fill, logc)
         s += 1
     return s
 
@@ -288,26 +298,39 @@ class ParallelCache:
     entries, merges : int
         Entries per MSHR set; merges per entry (0: unlimited).
     hit_limit : int
-        An access hits when its distance is below this (blocks per stack).
+        Blocks per stack (the associativity for per-set stacks): an access hits when its
+        distance is below the stack's valid lines, at most this many (see
+        :mod:`golden.rd.stack` on invalidations).
+    sweep : sequence of int
+        Further capacities (blocks per stack) to evaluate in the same pass, with this run's
+        order and timing: bit ``c + 1`` of :attr:`found_bits` (at most 31).
     latency : Latency
         The miss latency model.
     write_evict : bool
         L1 behaviour for writes (see the module docstring); False for the L2.
+    bypass : bool
+        Every access passes through like a write-evict write, without touching the stack
+        (a disabled L1: it only orders the accesses for the L2).
     log : bool
         Record every port use, the free MSHRs per step and every fill (for tests and ``explain``).
 
     Members
     -------
+    keys_orig : numpy.ndarray
+        The line numbers as given (``keys`` holds them renumbered densely).
     step, kind, dist : numpy.ndarray
         Per access: step it was resolved, outcome (:data:`HIT`, :data:`MISS`, :data:`MERGE`,
         :data:`WRITE`), distance at resolution (-1: infinite).
+    found_bits : numpy.ndarray
+        ``uint32`` per access: bit 0 the line was cached (a hit, or a write that evicted it),
+        bit ``c + 1`` the same for ``sweep[c]``.
     reservation_failures, merges : int
         Totals so far.
     """
 
     def __init__(self, keys, groups, banks, writes, warps, *, n_banks: int, ports: int,
                  mshr_set_of_bank, entries: int, merges: int, hit_limit: int, latency: Latency,
-                 write_evict: bool, log: bool = False) -> None:
+                 write_evict: bool, bypass: bool = False, sweep=(), log: bool = False) -> None:
         for name, v in (("banks", n_banks), ("ports", ports), ("MSHR entries", entries)):
             if not isinstance(v, int | np.integer) or v < 1:
                 raise InputError(f"{name}: must be a positive integer, not {v!r}")
@@ -316,7 +339,8 @@ class ParallelCache:
         if hit_limit < 1:
             raise InputError(f"hit limit: must be at least 1 block, not {hit_limit}")
         self.groups = np.ascontiguousarray(groups, dtype=np.int64)
-        self.keys, n_ids = dense_ids(np.asarray(keys))
+        self.keys_orig = np.asarray(keys)
+        self.keys, n_ids = dense_ids(self.keys_orig)
         self.banks = np.ascontiguousarray(banks, dtype=np.int64)
         self.writes = np.ascontiguousarray(writes, dtype=np.bool_)
         self.warps = np.ascontiguousarray(warps, dtype=np.int64)
@@ -326,6 +350,10 @@ class ParallelCache:
         n = self.keys.size
         self.ports, self.entries, self.merges_max = int(ports), int(entries), int(merges)
         self.hit_limit, self.latency, self.write_evict = int(hit_limit), latency, bool(write_evict)
+        self.bypass = bool(bypass)
+        self.caps = np.array([hit_limit, *sweep], np.int64)
+        if self.caps.size > 32 or self.caps.min() < 1:
+            raise InputError(f"sweep: 1 to 31 positive capacities, not {list(sweep)}")
         # Every resolution and every fill touches its stack once: at most 2 touches per access.
         n_groups = int(self.groups.max()) + 1 if n else 1
         self._tbase, self._tsize = segments(2 * np.bincount(self.groups, minlength=n_groups) + 1)
@@ -343,6 +371,8 @@ class ParallelCache:
         self.step = np.full(n, -1, np.int64)
         self.kind = np.full(n, -1, np.int8)
         self.dist = np.full(n, -1, np.int64)
+        self.found_bits = np.zeros(n, np.uint32)
+        self._valid = np.zeros((n_groups, self.caps.size), np.int64)
         self._stats = np.zeros(2, np.int64)
         cap = 4 * n + 16 if log else 0
         self._log_ev = np.zeros((cap, 4), np.int64)
@@ -377,12 +407,12 @@ class ParallelCache:
         order = lo + np.lexsort((self.banks[lo:hi], self.warps[lo:hi], lid))
         return int(_run(
             np.int64(start_step), list_ptr - lo, order, self.keys,
-            self.groups, self.banks, self.writes, self.write_evict, self.ports, self.mset,
-            self.entries, self.merges_max, self.hit_limit, _FIXED if lat.kind == "fixed" else _ADAPTIVE,
+            self.groups, self.banks, self.writes, self.write_evict, self.bypass, self.ports, self.mset,
+            self.entries, self.merges_max, self.caps, _FIXED if lat.kind == "fixed" else _ADAPTIVE,
             int(lat.fixed), float(lat.k1), float(lat.k2), float(latency_scale),
             self._tree, self._tbase, self._tsize, self._used, self._last, self._inflight,
             m["key"], m["grp"], m["arr"], m["free"], m["merges"], m["seq"], self._m_min, self._seq,
-            self.step, self.kind, self.dist, self._stats,
+            self._valid, self.step, self.kind, self.dist, self.found_bits, self._stats,
             self._log_ev, self._log_free, self._log_fill, self._logc))
 
     def log(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

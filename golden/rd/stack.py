@@ -15,9 +15,19 @@ touched at ``l`` is the number of marks in ``(l, p)``, then the mark moves
 from ``l`` to ``p``. The groups' time lines are segments of one tree
 array, sized in advance from the touches each group will receive.
 
-The compiled helpers (``fw_*``, :func:`touch`) are shared with the
-parallel-cache model (:mod:`golden.rd.parallel`), whose touches come one
-by one in simulated time.
+The compiled helpers (``fw_*``, :func:`touch`, :func:`cached_update`) are
+shared with the parallel-cache model (:mod:`golden.rd.parallel`), whose
+touches come one by one in simulated time.
+
+**Invalidations** (write-evict stores) break the plain rule "hit iff
+distance < K": the invalidated line leaves an empty way, and the line just
+below the cache's LRU end does not come back. With the distances taken
+over the lines not invalidated, the cache holds exactly the top ``V`` of
+that stack, ``V`` its number of valid lines: a miss makes ``V = min(V + 1,
+K)``, invalidating a cached line ``V - 1``. :func:`lru_hits` tracks ``V``
+per group for every capacity asked for, so one pass is still exact for all
+of them; the histogram alone is exact only for streams without
+invalidations.
 """
 
 from __future__ import annotations
@@ -25,7 +35,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["INF", "dense_ids", "stack_distances", "histogram", "hits_below", "segments"]
+__all__ = ["INF", "dense_ids", "stack_distances", "lru_hits", "histogram", "hits_below", "segments",
+           "cached_update"]
 
 #: Distance of a cold access (first touch, or first after an invalidation).
 INF = -1
@@ -86,15 +97,40 @@ def invalidate(tree, base, size, last, g, key):
         last[key] = -1
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def cached_update(valid, g, caps, d, evict):
+    """Hit bits of an access of distance ``d`` for every capacity ``caps[c]``; update ``valid[g, c]``.
+
+    ``valid[g, c]`` is the number of valid lines of group ``g`` in a cache of ``caps[c]``
+    blocks per group; bit ``c`` of the result is set when the line is cached there (a hit, or
+    for ``evict`` a write that finds and invalidates it).
+    """
+    bits = 0
+    for c in range(caps.size):
+        v = valid[g, c]
+        if 0 <= d < v:
+            bits |= 1 << c
+            if evict:
+                valid[g, c] = v - 1
+        elif not evict and v < caps[c]:
+            valid[g, c] = v + 1
+    return bits
+
+
 @nb.njit(cache=True, nogil=True)
-def _serial(ids, groups, evict, base, size, n_ids):
+def _serial(ids, groups, evict, base, size, n_ids, caps):
     tree = np.zeros(max(1, base[-1] + size[-1]) if base.size else 1, np.int32)
     used = np.zeros(base.size, np.int64)
     last = np.full(n_ids, -1, np.int64)
     out = np.empty(ids.size, np.int64)
+    valid = np.zeros((base.size, caps.size), np.int64)
+    bits = np.zeros(ids.size if caps.size else 0, np.uint32)
     for i in range(ids.size):
-        out[i] = touch(tree, base, size, used, last, groups[i], ids[i], evict[i])
-    return out
+        d = touch(tree, base, size, used, last, groups[i], ids[i], evict[i])
+        out[i] = d
+        if caps.size:
+            bits[i] = cached_update(valid, groups[i], caps, d, evict[i])
+    return out, bits
 
 
 def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
@@ -133,7 +169,8 @@ def stack_distances(keys: np.ndarray, groups: np.ndarray | None = None,
     Returns
     -------
     numpy.ndarray
-        ``int64`` distance per access, :data:`INF` (``-1``) when infinite.
+        ``int64`` distance per access, :data:`INF` (``-1``) when infinite. Invalidated lines
+        are not counted; with invalidations use :func:`lru_hits` for hits.
 
     Raises
     ------
@@ -152,7 +189,41 @@ def stack_distances(keys: np.ndarray, groups: np.ndarray | None = None,
         raise ValueError("groups: must be non-negative")
     ids, n_ids = dense_ids(keys)
     base, size = segments(np.bincount(groups))
-    return _serial(ids, groups, evict, base, size, n_ids)
+    return _serial(ids, groups, evict, base, size, n_ids, np.zeros(0, np.int64))[0]
+
+
+def lru_hits(keys: np.ndarray, capacities, groups: np.ndarray | None = None,
+             evict: np.ndarray | None = None) -> np.ndarray:
+    """Exact LRU hits of every access for several capacities, in one pass.
+
+    Parameters
+    ----------
+    keys, groups, evict
+        As for :func:`stack_distances`.
+    capacities : sequence of int
+        Blocks per group (the associativity for per-set groups), at most 32 of them.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``bool[n, len(capacities)]``: the access found its line (a read hit, or a write-evict
+        store that invalidated it).
+    """
+    caps = np.asarray(capacities, dtype=np.int64).reshape(-1)
+    if not 1 <= caps.size <= 32 or caps.min() < 1:
+        raise ValueError(f"capacities: 1 to 32 positive block counts, not {caps.tolist()}")
+    keys = np.asarray(keys)
+    n = keys.size
+    groups = np.zeros(n, np.int64) if groups is None else np.ascontiguousarray(groups, dtype=np.int64)
+    evict = np.zeros(n, np.bool_) if evict is None else np.ascontiguousarray(evict, dtype=np.bool_)
+    if groups.size != n or evict.size != n:
+        raise ValueError(f"keys, groups and evict must have one entry per access ({n})")
+    if n == 0:
+        return np.zeros((0, caps.size), bool)
+    ids, n_ids = dense_ids(keys)
+    base, size = segments(np.bincount(groups))
+    bits = _serial(ids, groups, evict, base, size, n_ids, caps)[1]
+    return ((bits[:, None] >> np.arange(caps.size, dtype=np.uint32)) & 1).astype(bool)
 
 
 def histogram(distances: np.ndarray, limit: int, mask: np.ndarray | None = None) -> np.ndarray:
