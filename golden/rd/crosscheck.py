@@ -64,7 +64,7 @@ def serial_check(workload: Workload, gpu: GPUConfig, fully_associative: bool = T
     out = {}
     for level, cfg, streams in (("l1", g.l1, res.streams["l1"]), ("l2", g.l2, [res.streams["l2"]])):
         acc = rd = sim = bad = 0
-        for lines, writes, found in streams:
+        for lines, writes, found, _ in streams:
             hit = Cache(cfg).access(lines.astype(np.int64), np.where(writes, 2, 1))
             acc += lines.size
             rd += int(found.sum())

@@ -187,8 +187,8 @@ class RDResult:
         Line accesses analysed (L1 accesses, plus L2 accesses).
     streams : dict
         With ``keep_streams``: ``"l1"`` a list per SM and ``"l2"`` one entry, each
-        ``(lines, writes, found)`` in the order the cache resolved them (``found``: a read
-        hit, or a write whose block was cached).
+        ``(lines, writes, found, step)`` in the order the cache resolved them (``found``: a
+        read hit, or a write whose block was cached; ``step``: when).
     """
 
     l1: LevelResult | None
@@ -349,8 +349,8 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
     result = RDResult(l1=l1 if o.l1 else None, l2=l2,
                       accesses=int(sum(c.keys.size for c in caches) + l2c.keys.size))
     if keep_streams:
-        def stream(c: ParallelCache) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        def stream(c: ParallelCache) -> tuple[np.ndarray, ...]:
             srt = np.argsort(c.step, kind="stable")
-            return c.keys_orig[srt], c.writes[srt], _found(c)[srt]
+            return c.keys_orig[srt], c.writes[srt], _found(c)[srt], c.step[srt]
         result.streams = {"l1": [stream(c) for c in caches], "l2": stream(l2c)}
     return result

@@ -54,7 +54,7 @@ import numba as nb
 import numpy as np
 
 from golden.errors import InputError
-from golden.rd.stack import cached_update, dense_ids, fw_prefix, segments, touch
+from golden.rd.stack import cached_update, dense_ids, fw_prefix, move, segment_sizes, segments, touch
 
 __all__ = ["HIT", "MISS", "MERGE", "WRITE", "RF", "Latency", "ParallelCache", "parse_latency"]
 
@@ -128,7 +128,7 @@ def _occupied(m_key, m_free, m, s):
 
 
 @nb.njit(cache=True, nogil=True)
-def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last, inflight,
+def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last, inflight,
            valid, caps, log_fill, logc):
     """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order."""
     cap = m_key.shape[1]
@@ -146,7 +146,7 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last,
             if last[k] < 0:
                 # A write evicted the line while its miss was outstanding: the fill allocates again.
                 cached_update(valid, m_grp[m, best], caps, -1, False)
-            touch(tree, tbase, tsize, used, last, m_grp[m, best], k, False)
+            touch(tree, owner, tbase, tsize, used, last, m_grp[m, best], k, False)
             inflight[k] = -1
             m_key[m, best] = -1
             if log_fill.shape[0] > 0:
@@ -161,9 +161,9 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last,
 
 
 @nb.njit(cache=True, nogil=True)
-def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports, mset, entries, merges_max,
+def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports, mset, entries, merges_max,
          caps, lat_kind, lat_fixed, k1, k2, lat_scale,
-         tree, tbase, tsize, used, last, inflight, m_key, m_grp, m_arr, m_free, m_merges, m_seq,
+         tree, owner, tbase, tsize, used, last, inflight, m_key, m_grp, m_arr, m_free, m_merges, m_seq,
          m_min, seqc, valid, o_step, o_kind, o_dist, o_bits, stats, log_ev, log_free, log_fill, logc):
     """Process the access lists ``list_ptr`` from step ``s``, then drain; return the next step."""
     cap = m_key.shape[1]
@@ -171,16 +171,33 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
     for li in range(list_ptr.size - 1):
         longest = max(longest, list_ptr[li + 1] - list_ptr[li])
     pend = np.empty(max(1, longest), np.int64)
-    ports_used = np.zeros(mset.size, np.int64)
+    pkey = np.empty(max(1, longest), np.int64)
+    n_banks = mset.size
+    ports_used = np.zeros(n_banks, np.int64)
     for li in range(list_ptr.size - 1):
         npend = 0
-        for q in range(list_ptr[li], list_ptr[li + 1]):
-            pend[npend] = order[q]
+        ordered = True
+        for i in range(list_ptr[li], list_ptr[li + 1]):
+            pend[npend] = i
+            pkey[npend] = prio[i] * n_banks + bank[i]
+            if npend and pkey[npend] < pkey[npend - 1]:
+                ordered = False
             npend += 1
+        if not ordered:
+            # Priority: warp, then bank, then the access's own order (a stable sort).
+            srt = np.argsort(pkey[:npend], kind="mergesort")
+            pend[:npend] = pend[:npend][srt]
         while npend > 0:
             ports_used[:] = 0
+            free_ports = n_banks * ports
             keep = 0
             for q in range(npend):
+                if free_ports == 0:
+                    # Every port is taken: the rest wait, in order.
+                    rest = npend - q
+                    pend[keep:keep + rest] = pend[q:npend]
+                    keep += rest
+                    break
                 i = pend[q]
                 bk = bank[i]
                 if ports_used[bk] >= ports:
@@ -188,6 +205,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
                     keep += 1
                     continue
                 ports_used[bk] += 1
+                free_ports -= 1
                 k = key[i]
                 g = group[i]
                 status = RF
@@ -196,7 +214,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
                 if bypass:
                     status = WRITE
                 elif write[i] and write_evict:
-                    d = touch(tree, tbase, tsize, used, last, g, k, True)
+                    d = touch(tree, owner, tbase, tsize, used, last, g, k, True)
                     bits = cached_update(valid, g, caps, d, True)
                     status = WRITE
                 elif inflight[k] >= 0:
@@ -205,7 +223,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
                     j = slot - m * cap
                     if merges_max == 0 or m_merges[m, j] < merges_max:
                         m_merges[m, j] += 1
-                        d = touch(tree, tbase, tsize, used, last, g, k, False)
+                        d = touch(tree, owner, tbase, tsize, used, last, g, k, False)
                         status = MERGE
                         stats[_S_MERGES] += 1
                 else:
@@ -214,7 +232,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
                         b0 = tbase[g]
                         d = fw_prefix(tree, b0, used[g] - 1) - fw_prefix(tree, b0, lp)
                     if 0 <= d < valid[g, 0]:
-                        touch(tree, tbase, tsize, used, last, g, k, False)
+                        move(tree, owner, tbase, tsize, used, last, g, k)
                         bits = cached_update(valid, g, caps, d, False)
                         status = HIT
                     else:
@@ -237,7 +255,7 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
                             seqc[0] += 1
                             m_min[m] = min(m_min[m], s + lat - 1)
                             inflight[k] = m * cap + j
-                            touch(tree, tbase, tsize, used, last, g, k, False)
+                            move(tree, owner, tbase, tsize, used, last, g, k)
                             bits = cached_update(valid, g, caps, d, False)
                             status = MISS
                 if log_ev.shape[0] > 0:
@@ -264,12 +282,12 @@ def _run(s, list_ptr, order, key, group, bank, write, write_evict, bypass, ports
                 log_free[logc[2], 0] = s
                 log_free[logc[2], 1] = free
                 logc[2] += 1
-            _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last, inflight,
+            _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last, inflight,
                    valid, caps, log_fill, logc)
             s += 1
     # The kernel ends when its last miss has returned.
     while m_min.min() != np.iinfo(np.int64).max:
-        _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, tbase, tsize, used, last, inflight,
+        _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last, inflight,
                valid, caps, log_fill, logc)
         s += 1
     return s
@@ -356,8 +374,9 @@ class ParallelCache:
             raise InputError(f"sweep: 1 to 31 positive capacities, not {list(sweep)}")
         # Every resolution and every fill touches its stack once: at most 2 touches per access.
         n_groups = int(self.groups.max()) + 1 if n else 1
-        self._tbase, self._tsize = segments(2 * np.bincount(self.groups, minlength=n_groups) + 1)
+        self._tbase, self._tsize = segments(segment_sizes(self.keys, self.groups, 2))
         self._tree = np.zeros(int(self._tbase[-1] + self._tsize[-1]), np.int32)
+        self._owner = np.full(self._tree.size, -1, np.int64)
         self._used = np.zeros(n_groups, np.int64)
         self._last = np.full(max(1, n_ids), -1, np.int64)
         self._inflight = np.full(max(1, n_ids), -1, np.int64)
@@ -400,17 +419,13 @@ class ParallelCache:
         """
         lat = self.latency
         m = self._m
-        list_ptr = np.ascontiguousarray(list_ptr, dtype=np.int64)
-        lo, hi = int(list_ptr[0]), int(list_ptr[-1])
-        # Priority within each list: warp, then bank, then the access's own order.
-        lid = np.repeat(np.arange(list_ptr.size - 1), np.diff(list_ptr))
-        order = lo + np.lexsort((self.banks[lo:hi], self.warps[lo:hi], lid))
         return int(_run(
-            np.int64(start_step), list_ptr - lo, order, self.keys,
-            self.groups, self.banks, self.writes, self.write_evict, self.bypass, self.ports, self.mset,
+            np.int64(start_step), np.ascontiguousarray(list_ptr, dtype=np.int64), self.keys,
+            self.groups, self.banks, self.warps, self.writes, self.write_evict, self.bypass, self.ports,
+            self.mset,
             self.entries, self.merges_max, self.caps, _FIXED if lat.kind == "fixed" else _ADAPTIVE,
             int(lat.fixed), float(lat.k1), float(lat.k2), float(latency_scale),
-            self._tree, self._tbase, self._tsize, self._used, self._last, self._inflight,
+            self._tree, self._owner, self._tbase, self._tsize, self._used, self._last, self._inflight,
             m["key"], m["grp"], m["arr"], m["free"], m["merges"], m["seq"], self._m_min, self._seq,
             self._valid, self.step, self.kind, self.dist, self.found_bits, self._stats,
             self._log_ev, self._log_free, self._log_fill, self._logc))

@@ -171,11 +171,15 @@ def bank_map(cfg: CacheConfig, partitions: int, lines: np.ndarray, per_set: bool
         raise InputError(f"banks: {cfg.sets} sets do not divide into {partitions} partitions x "
                          f"{cfg.banks} banks")
     lines = np.asarray(lines, dtype=np.int64)
-    bank = (lines % partitions) * cfg.banks + (lines // partitions) % cfg.banks
+    if n_banks == 1:
+        bank = np.zeros(lines.size, np.int64)
+    else:
+        bank = (lines % partitions) * cfg.banks + (lines // partitions) % cfg.banks
     if not per_set:
         return bank, bank, cfg.lines // n_banks, n_banks
     try:
         sub = cfg.replace(size=cfg.size // n_banks)
     except ValueError as e:
         raise InputError(f"banks: a bank of {cfg.size // n_banks} bytes: {e}") from None
-    return bank, bank * sub.sets + set_indices(sub, lines // n_banks), cfg.assoc, n_banks
+    sets = set_indices(sub, lines // n_banks if n_banks > 1 else lines)
+    return bank, (bank * sub.sets + sets if n_banks > 1 else sets), cfg.assoc, n_banks

@@ -15,7 +15,8 @@ touched at ``l`` is the number of marks in ``(l, p)``, then the mark moves
 from ``l`` to ``p``. The groups' time lines are segments of one tree
 array, sized in advance from the touches each group will receive.
 
-The compiled helpers (``fw_*``, :func:`touch`, :func:`cached_update`) are
+The compiled helpers (``fw_*``, :func:`touch`, :func:`move`,
+:func:`compact`, :func:`cached_update`) are
 shared with the parallel-cache model (:mod:`golden.rd.parallel`), whose
 touches come one by one in simulated time.
 
@@ -36,7 +37,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["INF", "dense_ids", "stack_distances", "lru_hits", "histogram", "hits_below", "segments",
-           "cached_update"]
+           "cached_update", "move", "compact", "segment_sizes"]
 
 #: Distance of a cold access (first touch, or first after an invalidation).
 INF = -1
@@ -63,14 +64,43 @@ def fw_prefix(tree, base, i):
 
 
 @nb.njit(cache=True, nogil=True)
-def touch(tree, base, size, used, last, g, key, evict):
+def compact(tree, owner, base, size, used, last, g):
+    """Renumber group ``g``'s live marks ``0, 1, ...`` in time order and rebuild its tree.
+
+    Distances only compare marks, so dropping the positions of dead touches changes none;
+    a segment sized about twice the group's distinct blocks then stays small (cache-resident)
+    however long the stream.
+    """
+    b = base[g]
+    sz = size[g]
+    j = 0
+    for p in range(used[g]):
+        k = owner[b + p]
+        if k >= 0 and last[k] == p:
+            owner[b + j] = k
+            last[k] = j
+            j += 1
+    for p in range(sz):
+        tree[b + p] = 1 if p < j else 0
+    for i in range(1, sz + 1):  # linear-time Fenwick construction
+        parent = i + (i & -i)
+        if parent <= sz:
+            tree[b + parent - 1] += tree[b + i - 1]
+    used[g] = j
+
+
+@nb.njit(cache=True, nogil=True)
+def touch(tree, owner, base, size, used, last, g, key, evict):
     """Touch block ``key`` of group ``g``; return its distance (``-1``: infinite).
 
     ``base[g]``/``size[g]`` locate the group's segment, ``used[g]`` counts the
     positions it has used, ``last[key]`` is the position of the block's mark
-    (``-1``: none). With ``evict`` the block is invalidated after the touch
-    (write-evict): its mark is removed and its next touch is cold.
+    (``-1``: none) and ``owner`` the block of each position. With ``evict`` the
+    block is invalidated after the touch (write-evict): its mark is removed and
+    its next touch is cold. A full segment is compacted first.
     """
+    if used[g] == size[g]:
+        compact(tree, owner, base, size, used, last, g)
     b = base[g]
     sz = size[g]
     p = used[g]
@@ -82,19 +112,28 @@ def touch(tree, base, size, used, last, g, key, evict):
         fw_add(tree, b, sz, lp, -1)
     if evict:
         last[key] = -1
+        owner[b + p] = -1
     else:
         fw_add(tree, b, sz, p, 1)
         last[key] = p
+        owner[b + p] = key
     return d
 
 
 @nb.njit(cache=True, nogil=True)
-def invalidate(tree, base, size, last, g, key):
-    """Remove block ``key`` from group ``g``'s stack without touching it."""
+def move(tree, owner, base, size, used, last, g, key):
+    """Touch block ``key`` of group ``g`` whose distance the caller already has (no query)."""
+    if used[g] == size[g]:
+        compact(tree, owner, base, size, used, last, g)
+    b = base[g]
+    p = used[g]
+    used[g] = p + 1
     lp = last[key]
     if lp >= 0:
-        fw_add(tree, base[g], size[g], lp, -1)
-        last[key] = -1
+        fw_add(tree, b, size[g], lp, -1)
+    fw_add(tree, b, size[g], p, 1)
+    last[key] = p
+    owner[b + p] = key
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -120,26 +159,55 @@ def cached_update(valid, g, caps, d, evict):
 @nb.njit(cache=True, nogil=True)
 def _serial(ids, groups, evict, base, size, n_ids, caps):
     tree = np.zeros(max(1, base[-1] + size[-1]) if base.size else 1, np.int32)
+    owner = np.full(tree.size, -1, np.int64)
     used = np.zeros(base.size, np.int64)
     last = np.full(n_ids, -1, np.int64)
     out = np.empty(ids.size, np.int64)
     valid = np.zeros((base.size, caps.size), np.int64)
     bits = np.zeros(ids.size if caps.size else 0, np.uint32)
     for i in range(ids.size):
-        d = touch(tree, base, size, used, last, groups[i], ids[i], evict[i])
+        d = touch(tree, owner, base, size, used, last, groups[i], ids[i], evict[i])
         out[i] = d
         if caps.size:
             bits[i] = cached_update(valid, groups[i], caps, d, evict[i])
     return out, bits
 
 
+@nb.njit(cache=True, nogil=True)
+def _dense(keys):
+    # Open addressing, linear probing, table at most half full: O(N), no sort.
+    size = 1
+    while size < 2 * keys.size + 2:
+        size <<= 1
+    mask = size - 1
+    slot_key = np.empty(size, np.int64)
+    slot_id = np.full(size, -1, np.int64)
+    out = np.empty(keys.size, np.int64)
+    n = 0
+    for i in range(keys.size):
+        k = np.int64(keys[i])
+        h = (k * np.int64(-7046029254386353131)) >> np.int64(17)
+        j = h & mask
+        while slot_id[j] >= 0 and slot_key[j] != k:
+            j = (j + 1) & mask
+        if slot_id[j] < 0:
+            slot_key[j] = k
+            slot_id[j] = n
+            n += 1
+        out[i] = slot_id[j]
+    return out, n
+
+
 def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    """Keys renumbered ``0..U-1`` (``int64``) and ``U``: arrays indexed by block, not a hash map."""
-    keys = np.asarray(keys)
+    """Keys renumbered ``0..U-1`` in order of first appearance (``int64``), and ``U``.
+
+    Arrays indexed by block then replace a hash map in the compiled loops.
+    """
+    keys = np.ascontiguousarray(keys)
     if keys.size == 0:
         return np.zeros(0, np.int64), 0
-    uniq, inv = np.unique(keys, return_inverse=True)
-    return inv.astype(np.int64, copy=False).reshape(-1), int(uniq.size)
+    out, n = _dense(keys.astype(np.int64, copy=False))
+    return out, int(n)
 
 
 def segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -149,6 +217,20 @@ def segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if size.size > 1:
         np.cumsum(size[:-1], out=base[1:])
     return base, size
+
+
+def segment_sizes(ids: np.ndarray, groups: np.ndarray, touches_per_access: int) -> np.ndarray:
+    """Tree segment size per group: room for every touch, or about twice the group's blocks.
+
+    A segment smaller than its touches is compacted when full (:func:`compact`); at most
+    ``distinct`` marks are live then, so at least half of it is free again.
+    """
+    n_groups = int(groups.max()) + 1 if groups.size else 1
+    counts = np.bincount(groups, minlength=n_groups) * touches_per_access + 1
+    # Ids number the blocks in order of first access: a first access exceeds every id before it.
+    first = np.r_[True, ids[1:] > np.maximum.accumulate(ids)[:-1]] if ids.size else np.zeros(0, bool)
+    distinct = np.bincount(groups[first], minlength=n_groups)
+    return np.minimum(counts, np.maximum(2 * distinct + 2, 1024))
 
 
 def stack_distances(keys: np.ndarray, groups: np.ndarray | None = None,
