@@ -193,10 +193,11 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
             keep = 0
             for q in range(npend):
                 if free_ports == 0:
-                    # Every port is taken: the rest wait, in order.
-                    rest = npend - q
-                    pend[keep:keep + rest] = pend[q:npend]
-                    keep += rest
+                    # Every port is taken: the rest wait, in order (an element loop: a slice
+                    # copy of overlapping ranges would allocate a temporary every step).
+                    for r in range(q, npend):
+                        pend[keep] = pend[r]
+                        keep += 1
                     break
                 i = pend[q]
                 bk = bank[i]
