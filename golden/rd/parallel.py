@@ -174,6 +174,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
     pkey = np.empty(max(1, longest), np.int64)
     n_banks = mset.size
     ports_used = np.zeros(n_banks, np.int64)
+    next_fill = m_min.min()
     for li in range(list_ptr.size - 1):
         npend = 0
         ordered = True
@@ -255,6 +256,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                             m_seq[m, j] = seqc[0]
                             seqc[0] += 1
                             m_min[m] = min(m_min[m], s + lat - 1)
+                            next_fill = min(next_fill, s + lat - 1)
                             inflight[k] = m * cap + j
                             move(tree, owner, tbase, tsize, used, last, g, k)
                             bits = cached_update(valid, g, caps, d, False)
@@ -283,8 +285,10 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 log_free[logc[2], 0] = s
                 log_free[logc[2], 1] = free
                 logc[2] += 1
-            _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last, inflight,
-                   valid, caps, log_fill, logc)
+            if next_fill <= s:  # most steps fill nothing: skip the call
+                _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last,
+                       inflight, valid, caps, log_fill, logc)
+                next_fill = m_min.min()
             s += 1
     # The kernel ends when its last miss has returned.
     while m_min.min() != np.iinfo(np.int64).max:

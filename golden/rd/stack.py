@@ -89,7 +89,7 @@ def compact(tree, owner, base, size, used, last, g):
     used[g] = j
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def touch(tree, owner, base, size, used, last, g, key, evict):
     """Touch block ``key`` of group ``g``; return its distance (``-1``: infinite).
 
@@ -120,7 +120,7 @@ def touch(tree, owner, base, size, used, last, g, key, evict):
     return d
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def move(tree, owner, base, size, used, last, g, key):
     """Touch block ``key`` of group ``g`` whose distance the caller already has (no query)."""
     if used[g] == size[g]:
