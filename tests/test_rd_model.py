@@ -109,7 +109,10 @@ def test_algorithm1_by_hand():
     assert l1.c_read[3] == 2 and l1.c_read[-1] == 10 and l1.c_read.sum() == 12
     assert l1.c_write[-1] == 3 and l1.steps == 6 and l1.transactions_out == 13
     assert r.streams["l2"][0].tolist() == [32, 33, 34, 35, 256, 257, 256, 257, 512, 514, 36, 37, 516]
-    assert (l2.reads, l2.writes, l2.read_hits, l2.merges, l2.misses) == (10, 3, 0, 2, 11)
+    # Merges count as hits (rdgc's counters) and send nothing to DRAM.
+    assert (l2.reads, l2.writes, l2.read_hits, l2.merges, l2.misses) == (10, 3, 2, 2, 11)
+    # The merged 256 (257) sees 257 (256) and the fills of 34 and 35 at the end of step 2: distance 3.
+    assert l2.c_read[3] == 2 and l2.c_read[-1] == 8
     assert l2.steps == 8 and l2.transactions_out == 11 and l2.reservation_failures == 0
     d = r.to_dict()
     assert d["transactions"] == {"l1_to_l2": 13, "l2_to_dram": 11}

@@ -74,6 +74,7 @@ def test_a_block_in_flight_merges_and_the_merge_limit_fails_reservation():
                        write_evict=True)
     end = pc.run(np.array([0, 3]), 0)
     assert pc.kind.tolist() == [MISS, MERGE, HIT]
+    assert pc.found_bits.tolist() == [0, 1, 1]  # a merge counts as a hit
     assert pc.step.tolist() == [0, 1, 3]
     assert pc.dist.tolist() == [-1, 0, 0]
     assert (pc.reservation_failures, pc.merges, end) == (1, 1, 4)

@@ -23,7 +23,7 @@ import numpy as np
 from golden.trace.coalesce import coalesce
 from golden.trace.model import KernelTrace, Op, Space
 
-__all__ = ["LogicalTrace", "logical_trace"]
+__all__ = ["LogicalTrace", "logical_trace", "pack_keys"]
 
 
 @dataclass(eq=False)
@@ -70,6 +70,22 @@ class LogicalTrace:
                 "ADD": self.lines[self.ptr[i]:self.ptr[i + 1]].tolist()}
 
 
+def pack_keys(fields: list[np.ndarray], list_fields: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Non-negative integer fields packed into one ``int64`` sort key (most significant first).
+
+    Returns the key and the key of the first ``list_fields`` fields (the key shifted right),
+    or ``(None, None)`` when the fields need more than 63 bits.
+    """
+    bits = [max(1, int(f.max()).bit_length()) if f.size else 1 for f in fields]
+    if sum(bits) > 63:
+        return None, None
+    key = np.zeros(fields[0].size, np.int64)
+    for f, b in zip(fields, bits, strict=True):
+        key <<= b
+        key |= f
+    return key, key >> sum(bits[list_fields:])
+
+
 def logical_trace(kernel: KernelTrace, line_size: int) -> LogicalTrace:
     """The logical model of one kernel.
 
@@ -94,7 +110,8 @@ def logical_trace(kernel: KernelTrace, line_size: int) -> LogicalTrace:
     an = np.arange(rows.size, dtype=np.int64) - run_start
     bid = it["cta"][rows].astype(np.int64)
     wid = it["warp"][rows].astype(np.int64)
-    order = np.lexsort((wid, bid, an))
+    key, _ = pack_keys([an, bid, wid], 3)
+    order = np.argsort(key, kind="stable") if key is not None else np.lexsort((wid, bid, an))
     rows, an, bid, wid = rows[order], an[order], bid[order], wid[order]
     req_row, lines, _ = coalesce(kernel, line_size, 0, rows)
     pos = np.empty(it.size, np.int64)
@@ -104,9 +121,12 @@ def logical_trace(kernel: KernelTrace, line_size: int) -> LogicalTrace:
     np.cumsum(counts, out=ptr[1:])
     op = it["op"][rows]
     mask = it["mask"][rows]
-    nt = np.zeros(rows.size, np.uint8)
-    for b in range(32):
-        nt += ((mask >> np.uint32(b)) & 1).astype(np.uint8)
+    # Population count of the 32-bit masks (SWAR).
+    v = mask.astype(np.uint32)
+    v = v - ((v >> np.uint32(1)) & np.uint32(0x55555555))
+    v = (v & np.uint32(0x33333333)) + ((v >> np.uint32(2)) & np.uint32(0x33333333))
+    v = (v + (v >> np.uint32(4))) & np.uint32(0x0F0F0F0F)
+    nt = ((v * np.uint32(0x01010101)) >> np.uint32(24)).astype(np.uint8)
     return LogicalTrace(an=an, bid=bid, wid=wid, write=(op == Op.STORE) | (op == Op.ATOMIC), nt=nt,
                         ptr=ptr, lines=lines, n_ctas=kernel.n_ctas, warps_per_cta=wpc,
                         threads_per_cta=kernel.threads_per_cta,

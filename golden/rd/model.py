@@ -26,7 +26,7 @@ import numpy as np
 from golden.configs.schema import GPUConfig
 from golden.errors import InputError
 from golden.rd.logical import logical_trace
-from golden.rd.parallel import MERGE, MISS, WRITE, Latency, ParallelCache
+from golden.rd.parallel import MISS, WRITE, Latency, ParallelCache
 from golden.rd.physical import MAPPINGS, Placement, bank_map, place
 from golden.trace.model import Workload
 
@@ -110,13 +110,15 @@ class LevelResult:
     Members
     -------
     c_read, c_write : numpy.ndarray
-        rdgc's ``C1R``/``C1W`` (``C2R``/``C2W``): accesses per distance ``0 .. buckets - 1``,
-        and in the last bucket the rest (larger, infinite, or merged into an MSHR).
+        rdgc's ``C1R``/``C1W`` (``C2R``/``C2W``): accesses per distance ``0 .. buckets - 1``
+        at resolution, and in the last bucket the rest (larger or infinite). Without
+        invalidations the hits of a cache of ``b`` blocks per stack are ``sum(c[:b])``.
     hit_limit : int
-        Blocks per stack of the configured cache: ``sum(c_read[:hit_limit])`` are the read hits.
+        Blocks per stack of the configured cache.
     reads, writes, read_hits, write_hits, misses, merges, reservation_failures, steps : int
-        Write hits are writes that found their block (the L1 evicts it). ``misses`` are MSHR
-        allocations (each one request to the next level).
+        Hits include MSHR merges (rdgc's counters count them as hits). Write hits are writes
+        that found their block (the L1 evicts it). ``misses`` are MSHR allocations (each one
+        request to the next level).
     transactions_out : int
         Requests sent to the next level (misses and bypassed accesses).
     sweep : dict
@@ -152,12 +154,6 @@ class LevelResult:
         """All hits / all accesses."""
         n = self.reads + self.writes
         return (self.read_hits + self.write_hits) / n if n else float("nan")
-
-    def read_hit_ratio_at(self, blocks: int) -> float:
-        """Read hit ratio of a cache of ``blocks`` per stack, from the counters (rdgc Section 3.2)."""
-        if not 1 <= blocks < self.c_read.size:
-            raise ValueError(f"blocks: {blocks} is beyond the counters' {self.c_read.size - 1} buckets")
-        return float(self.c_read[:blocks].sum()) / self.reads if self.reads else float("nan")
 
     def to_dict(self) -> dict:
         """JSON-ready counters and ratios."""
@@ -216,8 +212,7 @@ def _level(cache: ParallelCache, lo: int, hi: int, buckets: int, res: LevelResul
     kind = cache.kind[lo:hi]
     d = cache.dist[lo:hi].copy()
     w = cache.writes[lo:hi]
-    # Merged accesses are not hits: they go to the last ("not in the cache") bucket.
-    d[(d < 0) | (d >= buckets) | (kind == MERGE)] = buckets
+    d[(d < 0) | (d >= buckets)] = buckets
     res.c_read += np.bincount(d[~w], minlength=buckets + 1)
     res.c_write += np.bincount(d[w], minlength=buckets + 1)
     res.reads += int(np.count_nonzero(~w))

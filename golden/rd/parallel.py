@@ -226,6 +226,9 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                     if merges_max == 0 or m_merges[m, j] < merges_max:
                         m_merges[m, j] += 1
                         d = touch(tree, owner, tbase, tsize, used, last, g, k, False)
+                        # A merge sends nothing on and counts as a hit, as rdgc's counters
+                        # count it (its block was touched at its miss: a short distance).
+                        bits = (1 << caps.size) - 1
                         status = MERGE
                         stats[_S_MERGES] += 1
                 else:
@@ -345,8 +348,8 @@ class ParallelCache:
         Per access: step it was resolved, outcome (:data:`HIT`, :data:`MISS`, :data:`MERGE`,
         :data:`WRITE`), distance at resolution (-1: infinite).
     found_bits : numpy.ndarray
-        ``uint32`` per access: bit 0 the line was cached (a hit, or a write that evicted it),
-        bit ``c + 1`` the same for ``sweep[c]``.
+        ``uint32`` per access: bit 0 the access counts as a hit (a hit, a merge, or a write
+        that found and evicted its line), bit ``c + 1`` the same for ``sweep[c]``.
     reservation_failures, merges : int
         Totals so far.
     """

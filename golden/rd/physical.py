@@ -28,7 +28,7 @@ import numpy as np
 from golden.cache.indexing import set_indices
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.errors import InputError
-from golden.rd.logical import LogicalTrace
+from golden.rd.logical import LogicalTrace, pack_keys
 from golden.trace.interleave import concurrent_ctas
 
 __all__ = ["MAPPINGS", "Placement", "cta_to_sm", "place", "bank_map"]
@@ -116,12 +116,23 @@ def place(lt: LogicalTrace, gpu: GPUConfig, mapping: str = "rr", seed: int = 0) 
     it = rpos // cb[rsm]
     k = rpos % cb[rsm]
     grp = lt.wid // gpu.schedulers_per_sm
-    order = np.lexsort((lt.wid, grp, k, lt.an, it, rsm))
+    # One sort on (sm, iteration, AN, resident CTA, scheduler group, warp): the fields packed
+    # into one integer when they fit, a lexsort otherwise.
+    fields = [rsm, it, lt.an, k, grp, lt.wid]
+    key, list_key = pack_keys(fields, list_fields=5)
+    if key is not None:
+        order = np.argsort(key, kind="stable")
+    else:
+        order = np.lexsort(fields[::-1])
     counts = (lt.ptr[1:] - lt.ptr[:-1])[order]
     keep = counts > 0
     order, counts = order[keep], counts[keep]
-    keys = np.stack([rsm[order], it[order], lt.an[order], k[order], grp[order]])
-    new_list = np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)] if order.size else np.zeros(0, bool)
+    if key is not None:
+        lk = list_key[order]
+        new_list = np.r_[True, lk[1:] != lk[:-1]][: order.size]
+    else:
+        keys = np.stack([f[order] for f in fields[:5]])
+        new_list = np.r_[True, (keys[:, 1:] != keys[:, :-1]).any(axis=0)][: order.size]
     # Line-level arrays: each record's lines in their coalesced order.
     total = int(counts.sum())
     rec_start = np.zeros(order.size + 1, np.int64)
