@@ -83,17 +83,19 @@ def test_cta_mappings():
 
 
 def test_bank_map():
-    cfg = CacheConfig(size=8 * 4 * LINE * 8, assoc=4, line_size=LINE, banks=2)  # 64 sets
-    lines = np.array([0, 1, 4, 5, 9])
+    cfg = CacheConfig(size=8 * 4 * LINE * 8, assoc=4, line_size=LINE, banks=2)  # 64 sets, mod index
+    lines = np.array([0, 1, 4, 5, 9, 64 + 9])
     bank, group, limit, n = bank_map(cfg, 4, lines, per_set=False)
-    # partition = x % 4, bank = (x // 4) % 2.
-    assert bank.tolist() == [0, 2, 1, 3, 2] and group.tolist() == bank.tolist()
+    # set = x % 64, bank = set % 8; each of the 8 banks holds 8 sets x 4 ways = 32 blocks.
+    assert bank.tolist() == [0, 1, 4, 5, 1, 1] and group.tolist() == bank.tolist()
     assert (limit, n) == (32, 8)
     bank, group, limit, n = bank_map(cfg, 4, lines, per_set=True)
-    # 8 sets per bank, mod index on x // 8.
-    assert group.tolist() == [0, 16, 8, 24, 17] and limit == 4
-    with pytest.raises(InputError, match="64 sets do not divide into 3 partitions"):
-        bank_map(cfg, 3, lines, per_set=True)
+    assert group.tolist() == [0, 1, 4, 5, 9, 9] and limit == 4
+    # Prime indexing (61 sets reached) keeps the nominal 8 sets x 4 ways per bank.
+    assert bank_map(cfg.replace(index="prime"), 4, lines, per_set=False)[2] == 32
+    assert bank_map(cfg.replace(index="prime"), 4, lines, per_set=True)[1].tolist() == [0, 1, 4, 5, 9, 12]
+    with pytest.raises(InputError, match="16 partitions x 8 banks exceed the 64 sets"):
+        bank_map(cfg.replace(banks=8), 16, lines, per_set=True)
 
 
 def test_algorithm1_by_hand():

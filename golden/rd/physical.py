@@ -11,12 +11,12 @@
   resident CTA ``k`` and scheduler group ``l`` (warps ``l * n_scheduler``
   to ``(l + 1) * n_scheduler - 1`` of the CTA), one access list ``W``: the
   lines of those warps' ``j``-th accesses. Lists without lines are skipped.
-* **Banks and sets**: a cache of ``Q`` partitions with ``B`` banks each
-  sends line ``x`` to partition ``x % Q`` and bank ``(x // Q) % B``; within
-  its bank the line's set is the cache's index function applied to
-  ``x // (Q * B)`` over ``sets / (Q * B)`` sets (for the L1, ``Q = 1``).
-  rdgc's L2 uses a two-level interleaving it does not spell out (its
-  Figure 1b); this is the plain low-order version.
+* **Banks and sets** (two-level mapping): the cache's index function over
+  all its sets picks a line's set, and set ``s`` lives in bank
+  ``s % (Q * B)`` of a cache of ``Q`` partitions with ``B`` banks each (for
+  the L1, ``Q = 1``). rdgc's L2 uses a two-level interleaving it does not
+  spell out (its Figure 1b); see docs/rd.md for why the plain low-order
+  split of the line number was rejected.
 """
 
 from __future__ import annotations
@@ -150,6 +150,10 @@ def bank_map(cfg: CacheConfig, partitions: int, lines: np.ndarray, per_set: bool
              ) -> tuple[np.ndarray, np.ndarray, int, int]:
     """Bank and stack (group) of every line, the hit limit and the number of banks.
 
+    Two-level mapping: the cache's index function (``cfg.index`` over all ``cfg.sets``
+    sets, e.g. rdgc's PRI) picks the line's set, and set ``s`` lives in bank ``s % (Q * B)``
+    (partition ``bank // B``). A banked cache thus has exactly the sets of the unbanked one.
+
     Parameters
     ----------
     cfg : CacheConfig
@@ -159,9 +163,9 @@ def bank_map(cfg: CacheConfig, partitions: int, lines: np.ndarray, per_set: bool
     lines : array of int
         Line numbers.
     per_set : bool
-        Exact per-set stacks (group = set within bank, hit when the distance is below the
-        associativity) instead of rdgc's one stack per bank (hit when the distance is below
-        the bank's blocks).
+        Exact per-set stacks (group = set, hit when the distance is below the associativity)
+        instead of rdgc's one stack per bank (hit when the distance is below the bank's
+        blocks).
 
     Returns
     -------
@@ -175,22 +179,14 @@ def bank_map(cfg: CacheConfig, partitions: int, lines: np.ndarray, per_set: bool
     Raises
     ------
     InputError
-        If the sets do not divide evenly among the banks.
+        If there are more banks than sets.
     """
     n_banks = partitions * cfg.banks
-    if cfg.sets % n_banks:
-        raise InputError(f"banks: {cfg.sets} sets do not divide into {partitions} partitions x "
-                         f"{cfg.banks} banks")
-    lines = np.asarray(lines, dtype=np.int64)
-    if n_banks == 1:
-        bank = np.zeros(lines.size, np.int64)
-    else:
-        bank = (lines % partitions) * cfg.banks + (lines // partitions) % cfg.banks
-    if not per_set:
-        return bank, bank, cfg.lines // n_banks, n_banks
-    try:
-        sub = cfg.replace(size=cfg.size // n_banks)
-    except ValueError as e:
-        raise InputError(f"banks: a bank of {cfg.size // n_banks} bytes: {e}") from None
-    sets = set_indices(sub, lines // n_banks if n_banks > 1 else lines)
-    return bank, (bank * sub.sets + sets if n_banks > 1 else sets), cfg.assoc, n_banks
+    if n_banks > cfg.sets:
+        raise InputError(f"banks: {partitions} partitions x {cfg.banks} banks exceed the {cfg.sets} sets")
+    sets = set_indices(cfg, np.asarray(lines, dtype=np.int64))
+    bank = sets % n_banks if n_banks > 1 else np.zeros(sets.size, np.int64)
+    if per_set:
+        return bank, sets, cfg.assoc, n_banks
+    # Blocks of a bank: its share of the sets (the nominal capacity, as a size sweep counts it).
+    return bank, bank, -(-cfg.sets // n_banks) * cfg.assoc, n_banks
