@@ -9,6 +9,7 @@ Subcommands (one module each, this file only dispatches)::
     gpucache compare --suite tian15 [--plot DIR] [--json P]   cli/compare.py
     gpucache cosim --unit U --workload W [--sim S] [...]      cli/cosim.py
     gpucache synth --unit U|all [--config C] [--out DIR]      cli/synth.py
+    gpucache rd --workload W [--l1 on|off] [--sweep F=V,..]   cli/rd.py
 
 A user's mistake (an :class:`~golden.errors.InputError`, or a bad argument)
 prints one line ``gpucache: error: <message>`` on stderr and exits with
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     # more), and a Ctrl-C during it must print one line, not a traceback.
     from cli import compare as compare_cmd
     from cli import cosim as cosim_cmd
+    from cli import rd as rd_cmd
     from cli import run as run_cmd
     from cli import synth as synth_cmd
     from cli import trace as trace_cmd
@@ -64,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare_cmd.add_parser(sub)
     cosim_cmd.add_parser(sub)
     synth_cmd.add_parser(sub)
+    rd_cmd.add_parser(sub)
     return parser
 
 

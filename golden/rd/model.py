@@ -1,0 +1,351 @@
+"""rdgc Algorithm 1: the L1 of every SM, then the L2 trace, then the L2; metrics from the counters.
+
+:func:`analyse` runs the whole physical model on a workload. Kernels run
+one after another: every SM's L1 starts kernel ``k + 1`` in the step after
+the last SM has drained kernel ``k``, and caches keep their contents across
+kernels (as :class:`golden.cache.Hierarchy` does).
+
+**The L2 trace** (rdgc leaves its order open, Section 4.2 line 5 of
+Algorithm 1): the L1 misses (an MSHR allocation) and the bypassed accesses
+(writes; every access with the L1 disabled) of all SMs are ordered by
+kernel, then by the L1 step in which they were resolved, then by SM, then
+by their order within that SM's step. The SMs run in lock step, so a
+request made in L1 step ``t`` reaches the L2 together with the other SMs'
+requests of step ``t``. The requests of one L1 step form one L2 access
+list, with the SM index as priority (lower first, as lower warps are in
+the L1). MSHR merges do not reach the L2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from golden.configs.schema import GPUConfig
+from golden.errors import InputError
+from golden.rd.logical import logical_trace
+from golden.rd.parallel import MISS, WRITE, Latency, ParallelCache
+from golden.rd.physical import MAPPINGS, Placement, bank_map, place
+from golden.trace.model import Workload
+
+__all__ = ["COUNTINGS", "RDOptions", "LevelResult", "RDResult", "analyse"]
+
+#: ``shared``: one stack per bank, the hit limit is the bank's blocks (rdgc's one counter array
+#: for every set); ``per-set``: one stack per set, the hit limit is the associativity (exact LRU).
+COUNTINGS = ("shared", "per-set")
+
+
+@dataclass(frozen=True)
+class RDOptions:
+    """Options of the physical model beyond the machine config.
+
+    Parameters
+    ----------
+    l1 : bool
+        L1 enabled (caches reads, write-evict) or disabled (every access bypasses it).
+    latency : Latency
+        Miss latency of both levels (rdgc's A2 model by default, Section 5.1).
+    mapping : str
+        CTA-to-SM mapping, one of :data:`golden.rd.physical.MAPPINGS`.
+    seed : int
+        Seed of the ``rand`` mapping.
+    counting : str
+        One of :data:`COUNTINGS`.
+    l1_mshrs, l1_merges : int or None
+        L1 MSHR entries (one set shared by the banks) and merges per entry; None: the
+        config's ``l1.mshrs``/``l1.mshr_merges``, or rdgc Section 4.4.2's 32 and 8 when 0.
+    l2_mshr_sets, l2_mshrs, l2_merges : int or None
+        L2 MSHR sets (partitions share them in order: two per set in rdgc Section 4.4.2,
+        so ``ceil(partitions / 2)`` by default), entries per set (32) and merges (8; rdgc
+        gives none for the L2).
+    l1_buckets, l2_buckets : int or None
+        Finite-distance buckets of the counters (at least the hit limit, the default); a
+        larger limit gives the RD profile beyond the cache.
+    l1_sweep, l2_sweep : tuple of int
+        Further capacities (blocks per stack) whose hits are counted in the same pass, with
+        the access order and timing of the configured cache (at most 31 each).
+    """
+
+    l1: bool = True
+    latency: Latency = field(default_factory=Latency)
+    mapping: str = "rr"
+    seed: int = 0
+    counting: str = "shared"
+    l1_mshrs: int | None = None
+    l1_merges: int | None = None
+    l2_mshr_sets: int | None = None
+    l2_mshrs: int | None = None
+    l2_merges: int | None = None
+    l1_buckets: int | None = None
+    l2_buckets: int | None = None
+    l1_sweep: tuple[int, ...] = ()
+    l2_sweep: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.mapping not in MAPPINGS:
+            raise InputError(f"mapping: unknown CTA-to-SM mapping {self.mapping!r} "
+                             f"(one of {', '.join(MAPPINGS)})")
+        if self.counting not in COUNTINGS:
+            raise InputError(f"counting: must be one of {', '.join(COUNTINGS)}, not {self.counting!r}")
+        for name in ("l1_mshrs", "l2_mshr_sets", "l2_mshrs", "l1_buckets", "l2_buckets"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or v < 1):
+                raise InputError(f"{name}: must be a positive integer, not {v!r}")
+        for name in ("l1_sweep", "l2_sweep"):
+            v = getattr(self, name)
+            if len(v) > 31 or any(not isinstance(c, int | np.integer) or c < 1 for c in v):
+                raise InputError(f"{name}: 0 to 31 positive block counts, not {list(v)}")
+        for name in ("l1_merges", "l2_merges"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or v < 0):
+                raise InputError(f"{name}: must be a non-negative integer (0: unlimited), not {v!r}")
+
+
+@dataclass
+class LevelResult:
+    """Counters of one cache level (all instances of the level together).
+
+    Members
+    -------
+    c_read, c_write : numpy.ndarray
+        rdgc's ``C1R``/``C1W`` (``C2R``/``C2W``): accesses per distance ``0 .. buckets - 1``
+        at resolution, and in the last bucket the rest (larger or infinite). Without
+        invalidations the hits of a cache of ``b`` blocks per stack are ``sum(c[:b])``.
+    hit_limit : int
+        Blocks per stack of the configured cache.
+    reads, writes, read_hits, write_hits, misses, merges, reservation_failures, steps : int
+        Hits include MSHR merges (rdgc's counters count them as hits). Write hits are writes
+        that found their block (the L1 evicts it). ``misses`` are MSHR allocations (each one
+        request to the next level).
+    transactions_out : int
+        Requests sent to the next level (misses and bypassed accesses).
+    sweep : dict
+        ``{blocks: read hits}`` for every swept capacity (blocks per stack).
+    """
+
+    c_read: np.ndarray
+    c_write: np.ndarray
+    hit_limit: int
+    reads: int = 0
+    writes: int = 0
+    read_hits: int = 0
+    write_hits: int = 0
+    misses: int = 0
+    merges: int = 0
+    reservation_failures: int = 0
+    steps: int = 0
+    transactions_out: int = 0
+    sweep: dict = field(default_factory=dict)
+
+    @property
+    def read_hit_ratio(self) -> float:
+        """Read hits / reads (NaN without reads)."""
+        return self.read_hits / self.reads if self.reads else float("nan")
+
+    @property
+    def write_hit_ratio(self) -> float:
+        """Write hits / writes (NaN without writes)."""
+        return self.write_hits / self.writes if self.writes else float("nan")
+
+    @property
+    def hit_ratio(self) -> float:
+        """All hits / all accesses."""
+        n = self.reads + self.writes
+        return (self.read_hits + self.write_hits) / n if n else float("nan")
+
+    def to_dict(self) -> dict:
+        """JSON-ready counters and ratios."""
+        return {
+            "reads": self.reads, "writes": self.writes, "read_hits": self.read_hits,
+            "write_hits": self.write_hits, "read_hit_ratio": self.read_hit_ratio,
+            "write_hit_ratio": self.write_hit_ratio, "hit_ratio": self.hit_ratio,
+            "misses": self.misses, "merges": self.merges,
+            "reservation_failures": self.reservation_failures, "steps": self.steps,
+            "transactions_out": self.transactions_out, "hit_limit": self.hit_limit,
+            "c_read": self.c_read.tolist(), "c_write": self.c_write.tolist(),
+            "sweep": [{"blocks": b, "read_hits": h, "read_hit_ratio": h / self.reads if self.reads else None}
+                      for b, h in self.sweep.items()],
+        }
+
+
+@dataclass
+class RDResult:
+    """The physical model's output.
+
+    Members
+    -------
+    l1 : LevelResult or None
+        None when the L1 is disabled.
+    l2 : LevelResult
+    accesses : int
+        Line accesses analysed (L1 accesses, plus L2 accesses).
+    streams : dict
+        With ``keep_streams``: ``"l1"`` a list per SM and ``"l2"`` one entry, each
+        ``(lines, writes, found, step)`` in the order the cache resolved them (``found``: a
+        read hit, or a write whose block was cached; ``step``: when).
+    """
+
+    l1: LevelResult | None
+    l2: LevelResult
+    accesses: int
+    streams: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-ready result (rdgc Section 5's metrics and the counters)."""
+        l2 = self.l2.to_dict()
+        return {"l1": self.l1.to_dict() if self.l1 else None, "l2": l2,
+                "transactions": {"l1_to_l2": (self.l1.transactions_out if self.l1 else self.l2.reads
+                                              + self.l2.writes),
+                                 "l2_to_dram": self.l2.transactions_out},
+                "accesses_analysed": self.accesses}
+
+
+def _found(cache: ParallelCache, c: int = 0) -> np.ndarray:
+    """Accesses that found their block (read hits, writes whose block was cached) at capacity ``c``."""
+    return ((cache.found_bits >> np.uint32(c)) & 1).astype(bool)
+
+
+def _level(cache: ParallelCache, lo: int, hi: int, buckets: int, res: LevelResult) -> None:
+    """Add the outcomes of accesses ``lo:hi`` of ``cache`` to ``res``."""
+    kind = cache.kind[lo:hi]
+    d = cache.dist[lo:hi].copy()
+    w = cache.writes[lo:hi]
+    d[(d < 0) | (d >= buckets)] = buckets
+    res.c_read += np.bincount(d[~w], minlength=buckets + 1)
+    res.c_write += np.bincount(d[w], minlength=buckets + 1)
+    res.reads += int(np.count_nonzero(~w))
+    res.writes += int(np.count_nonzero(w))
+    found = _found(cache)[lo:hi]
+    res.read_hits += int(np.count_nonzero(found & ~w))
+    res.write_hits += int(np.count_nonzero(found & w))
+    res.misses += int(np.count_nonzero(kind == MISS))
+    res.transactions_out += int(np.count_nonzero((kind == MISS) | (kind == WRITE)))
+    for c, blocks in enumerate(cache.caps[1:].tolist()):
+        res.sweep[blocks] = res.sweep.get(blocks, 0) + int(np.count_nonzero(_found(cache, c + 1)[lo:hi] & ~w))
+
+
+def _defaults(gpu: GPUConfig, o: RDOptions) -> dict:
+    l2_sets = o.l2_mshr_sets or math.ceil(gpu.l2_partitions / 2)
+    if l2_sets > gpu.l2_partitions:
+        raise InputError(f"l2_mshr_sets: at most one per partition ({gpu.l2_partitions}), not {l2_sets}")
+    return {
+        "l1_mshrs": o.l1_mshrs or gpu.l1.mshrs or 32,
+        "l1_merges": o.l1_merges if o.l1_merges is not None else (gpu.l1.mshr_merges or 8),
+        "l2_sets": l2_sets,
+        "l2_mshrs": o.l2_mshrs or 32,
+        "l2_merges": 8 if o.l2_merges is None else o.l2_merges,
+    }
+
+
+def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None,
+            *, keep_streams: bool = False) -> RDResult:
+    """Run rdgc's physical model (Algorithm 1) on a workload.
+
+    Parameters
+    ----------
+    workload : Workload
+        The kernels, in launch order.
+    gpu : GPUConfig
+        The machine (``l1``, ``l2``, ``l2_partitions``, SMs and residency limits).
+    options : RDOptions, optional
+        Defaults: L1 on, adaptive A2 latency, ``rr`` mapping, shared counters.
+    keep_streams : bool
+        Keep each cache's access order and hits (for cross-checks).
+
+    Returns
+    -------
+    RDResult
+
+    Raises
+    ------
+    InputError
+        For inconsistent options (see :class:`RDOptions`, :func:`golden.rd.physical.bank_map`).
+    """
+    o = options or RDOptions()
+    dflt = _defaults(gpu, o)
+    per_set = o.counting == "per-set"
+    if gpu.l2.line_size < gpu.l1.line_size:
+        raise InputError(f"l2.line_size: must be at least the L1's {gpu.l1.line_size} bytes, "
+                         f"not {gpu.l2.line_size}")
+    placements: list[Placement] = [place(logical_trace(k, gpu.l1.line_size), gpu, o.mapping, o.seed)
+                                   for k in workload.kernels]
+    n_sm = gpu.n_sm
+    l2p = gpu.l2_partitions * gpu.l2.banks
+
+    # -- L1 of every SM (Algorithm 2) ---------------------------------------------------------
+    caches: list[ParallelCache] = []
+    offsets = np.zeros((n_sm, len(placements) + 1), np.int64)
+    for s in range(n_sm):
+        parts = [p.sm_range(s) for p in placements]
+        offsets[s, 1:] = np.cumsum([b - a for a, b in parts])
+        lines = np.concatenate([p.lines[a:b] for p, (a, b) in zip(placements, parts, strict=True)])
+        writes = np.concatenate([p.write[a:b] for p, (a, b) in zip(placements, parts, strict=True)])
+        warps = np.concatenate([p.warp[a:b] for p, (a, b) in zip(placements, parts, strict=True)])
+        bank, group, hit_limit, n_banks = bank_map(gpu.l1, 1, lines, per_set)
+        caches.append(ParallelCache(
+            lines, group, bank, writes, warps, n_banks=n_banks, ports=gpu.l1.ports,
+            mshr_set_of_bank=np.zeros(n_banks, np.int64), entries=dflt["l1_mshrs"],
+            merges=dflt["l1_merges"], hit_limit=hit_limit, latency=o.latency, write_evict=True,
+            bypass=not o.l1, sweep=o.l1_sweep))
+    l1_buckets = max(o.l1_buckets or 0, caches[0].hit_limit) if caches else 1
+    l1 = LevelResult(np.zeros(l1_buckets + 1, np.int64), np.zeros(l1_buckets + 1, np.int64),
+                     caches[0].hit_limit if caches else 1)
+    start = 0
+    kernel_of = []  # per SM: kernel index of each access
+    for k, p in enumerate(placements):
+        scale = p.active_sms / l2p
+        end = start
+        for s in range(n_sm):
+            lists = p.list_ptr[p.sm_lists[s]:p.sm_lists[s + 1] + 1]
+            if lists.size > 1:
+                end = max(end, caches[s].run(lists - lists[0] + offsets[s, k], start, scale))
+        l1.steps += end - start
+        start = end
+    for s, c in enumerate(caches):
+        _level(c, 0, c.keys.size, l1_buckets, l1)
+        l1.reservation_failures += c.reservation_failures
+        l1.merges += c.merges
+        kernel_of.append(np.repeat(np.arange(len(placements)), np.diff(offsets[s])))
+
+    # -- the L2 trace (Algorithm 1 line 5) --------------------------------------------------
+    fwd = [np.flatnonzero((c.kind == MISS) | (c.kind == WRITE)) for c in caches]
+    sm_col = np.concatenate([np.full(f.size, s, np.int64) for s, f in enumerate(fwd)])
+    idx = np.concatenate(fwd)
+    kern = np.concatenate([kernel_of[s][f] for s, f in enumerate(fwd)])
+    step = np.concatenate([caches[s].step[f] for s, f in enumerate(fwd)])
+    order = np.lexsort((idx, sm_col, step, kern))
+    sm_col, idx, kern, step = sm_col[order], idx[order], kern[order], step[order]
+    ratio = gpu.l2.line_size // gpu.l1.line_size
+    l2_lines = np.concatenate([caches[s].keys_orig[f] for s, f in enumerate(fwd)])[order] // ratio
+    l2_writes = np.concatenate([caches[s].writes[f] for s, f in enumerate(fwd)])[order]
+    bank, group, hit_limit, n_banks = bank_map(gpu.l2, gpu.l2_partitions, l2_lines, per_set)
+    mset = (np.arange(n_banks) // gpu.l2.banks) * dflt["l2_sets"] // gpu.l2_partitions
+    l2c = ParallelCache(l2_lines, group, bank, l2_writes, sm_col, n_banks=n_banks, ports=gpu.l2.ports,
+                        mshr_set_of_bank=mset, entries=dflt["l2_mshrs"], merges=dflt["l2_merges"],
+                        hit_limit=hit_limit, latency=o.latency, write_evict=False, sweep=o.l2_sweep)
+    l2_buckets = max(o.l2_buckets or 0, hit_limit)
+    l2 = LevelResult(np.zeros(l2_buckets + 1, np.int64), np.zeros(l2_buckets + 1, np.int64), hit_limit)
+    new_list = np.r_[True, (kern[1:] != kern[:-1]) | (step[1:] != step[:-1])][: kern.size]
+    list_ptr = np.r_[np.flatnonzero(new_list), kern.size].astype(np.int64)
+    list_kernel = kern[new_list]
+    kernel_lists = np.searchsorted(list_kernel, np.arange(len(placements) + 1))
+    start = 0
+    for k in range(len(placements)):
+        lists = list_ptr[kernel_lists[k]:kernel_lists[k + 1] + 1]
+        if lists.size > 1:
+            end = l2c.run(lists, start)
+            l2.steps += end - start
+            start = end
+    _level(l2c, 0, l2c.keys.size, l2_buckets, l2)
+    l2.reservation_failures, l2.merges = l2c.reservation_failures, l2c.merges
+
+    result = RDResult(l1=l1 if o.l1 else None, l2=l2,
+                      accesses=int(sum(c.keys.size for c in caches) + l2c.keys.size))
+    if keep_streams:
+        def stream(c: ParallelCache) -> tuple[np.ndarray, ...]:
+            srt = np.argsort(c.step, kind="stable")
+            return c.keys_orig[srt], c.writes[srt], _found(c)[srt], c.step[srt]
+        result.streams = {"l1": [stream(c) for c in caches], "l2": stream(l2c)}
+    return result
