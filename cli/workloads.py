@@ -45,14 +45,17 @@ def workloads(args: argparse.Namespace) -> int:
         print(format_table(("workload", "suite", "paper size", "description"), rows))
         return 0
 
-    from golden.workloads.stats import PAPER_FIGURE, format_stats_table, workload_stats
+    from golden.workloads.stats import PAPER_FIGURE, SUITE_STATS, format_stats_table, workload_stats
 
     by_suite: dict[str, list[dict]] = {}
     with progress(len(specs), "building", "workload", args.progress) as bar:
         for s in specs:
             bar.set_postfix_str(s.key)
             wl = registry.build(s.key, args.scale, args.seed)
-            by_suite.setdefault(s.suite, []).append(workload_stats(wl, line_size=args.line_size))
+            row = workload_stats(wl, line_size=args.line_size)
+            if s.suite in SUITE_STATS:
+                row.update(SUITE_STATS[s.suite](wl))
+            by_suite.setdefault(s.suite, []).append(row)
             bar.update(1)
     for i, (suite, rows) in enumerate(by_suite.items()):
         if i:
