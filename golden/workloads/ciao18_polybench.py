@@ -81,7 +81,7 @@ def builder(name: str) -> Callable[[float, int], Workload]:
         wl = module.trace(run)
         set_regs(wl.kernels)
         wl.source = module.SOURCE
-        wl.params["input_bytes"] = run.mem.footprint
+        wl.params.update(N=run.n, input_bytes=run.mem.footprint)
         return wl
 
     build.__doc__ = f"ciao18/{name}: {module.trace.__doc__.strip().splitlines()[0]}"

@@ -1,0 +1,224 @@
+"""ciao18 suite: Polybench and Rodinia workloads, their resources, APKI and F_smem (ciao18 Table II)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cli.main import main
+from golden.trace.builder import KernelBuilder
+from golden.trace.coalesce import coalesce
+from golden.trace.model import Op, Space, Workload, lane_addresses
+from golden.workloads import ciao18_polybench, rdgc_syr2k, registry
+from golden.workloads._common import DeviceMemory, PCs
+from golden.workloads._polybench import Run
+from golden.workloads.ciao18_gaussian import gaussian_kernels
+from golden.workloads.ciao18_regs import REGS
+from golden.workloads.stats import apki, ctas_per_sm, f_smem, thread_instructions
+
+#: Small scale of every workload: a few hundred to a few thousand warps.
+SMALL = {
+    "atax": 1 / 64, "bicg": 1 / 64, "mvt": 1 / 64, "gesummv": 1 / 64, "syr2k": 1 / 64,
+    "syrk": 0.25, "2dconv": 1 / 64, "corr": 1 / 16,
+    "backprop": 1 / 64, "hotspot": 1 / 16, "lud": 0.4, "nn": 0.01, "nw": 1 / 64,
+    "gaussian": 10 / 208, "kmeans": 512 / 389_376,
+}
+
+#: Static shared memory per CTA of every kernel that has some (ptxas -v agrees).
+SHARED = {"bpnn_layerforward_CUDA": 16 * 4 + 16 * 16 * 4, "calculate_temp": 3 * 16 * 16 * 4,
+          "lud_diagonal": 16 * 16 * 4, "lud_perimeter": 3 * 16 * 16 * 4,
+          "lud_internal": 2 * 16 * 16 * 4, "needle_cuda_shared_1": 17 * 17 * 4 + 16 * 16 * 4,
+          "needle_cuda_shared_2": 17 * 17 * 4 + 16 * 16 * 4}
+
+
+@pytest.fixture(autouse=True)
+def trace_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path_factory.getbasetemp() / "trace-cache"))
+
+
+def small(name: str) -> Workload:
+    return registry.build(f"ciao18/{name}", SMALL[name], 0, use_cache=False)
+
+
+def distinct(wl: Workload):
+    return list({id(k): k for k in wl.kernels}.values())
+
+
+def test_suite_lists_table_ii():
+    assert {n.split("/")[1] for n in registry.names("ciao18")} == set(SMALL)
+    for name in SMALL:
+        paper = registry.get(f"ciao18/{name}").paper
+        assert set(paper) >= {"apki", "size", "n_warp", "f_smem", "barriers", "cls"}
+    assert registry.get("ciao18/lud").paper["f_smem"] == 0.50
+    assert registry.get("ciao18/gesummv").paper["apki"] == 136
+
+
+@pytest.mark.parametrize("name", ["atax", "gesummv", "syrk", "2dconv", "corr"])
+def test_polybench_is_the_rdgc_kernel_at_ciao18_size(name):
+    wl = small(name)
+    n = round(ciao18_polybench.SIZES[name] * SMALL[name])
+    assert wl.name == f"ciao18/{name}" and wl.params["N"] == n
+    module = ciao18_polybench._MODULES[name]
+    ref = module.trace(Run(n, 1.0, "compiled", 2))
+    assert ref.name == f"rdgc/{name}"
+    for ours, theirs in zip(wl.kernels, ref.kernels, strict=True):
+        assert ours.insts.tobytes() == theirs.insts.tobytes()
+        assert ours.regs_per_thread == REGS[ours.name] and ours.shared_bytes == 0
+
+
+def test_atax_input_bytes():
+    # A (N x N), x, y, tmp floats at N = 64.
+    assert small("atax").params["input_bytes"] == 4 * (64 * 64 + 3 * 64)
+
+
+def test_syr2k_emits_the_first_row_of_ctas_exactly():
+    wl = small("syr2k")  # N = 32: a (1, 4) grid of 32 x 8 CTAs, one row of it emitted
+    (k,) = wl.kernels
+    assert k.grid == (1, 1, 1) and k.block == (32, 8, 1)
+    ref = rdgc_syr2k.trace(Run(32, 1.0, "compiled")).kernels[0]
+    assert ref.grid == (1, 4, 1)
+    first = ref.insts[ref.insts["cta"] < 1]
+    assert k.insts.tobytes() == first.tobytes()
+    assert len(k.insts) == 8 * (2 + 5 * 32)  # 8 warps: c *= beta (ld, st), 5 per trip
+
+
+def test_gaussian_counts_and_addresses():
+    s = 10
+    kernels = gaussian_kernels(s, DeviceMemory(), PCs())
+    assert [k.name for k in kernels[:4]] == ["Fan1", "Fan2", "Fan1", "Fan2"]
+    assert len(kernels) == 2 * (s - 1)
+    fan1 = sum(int(k.memory_mask().sum()) for k in kernels[0::2])
+    fan2 = sum(int(k.memory_mask().sum()) for k in kernels[1::2])
+    assert fan1 == 3 * 9  # one warp per launch: ld a[i][t], ld a[t][t], st m[i][t]
+    # Per t: 4 rows in each active CTA, 4 more in the active CTAs of row by = 0.
+    assert fan2 == 48 + 32 + 24 + 24 + 24 + 12 + 8 + 8 + 8
+    # Fan2 at t = 0, CTA (0, 0): lanes tx + 4 ty read a[tx + 1][ty] (row pitch 10 floats).
+    k = kernels[1]
+    a = 10 * 10 * 4  # a_cuda follows m_cuda (400 B, 256-aligned: 512)
+    a_base = 0x1000_0000 + 512
+    row = np.flatnonzero((k.insts["cta"] == 0) & (k.insts["op"] == Op.LOAD))[0]
+    lanes = lane_addresses(k, [row])[0][:16].astype(np.int64)
+    tx, ty = np.arange(16) % 4, np.arange(16) // 4
+    assert a == 400 and (lanes == a_base + ((tx + 1) * 10 + ty) * 4).all()
+    assert k.block == (4, 4, 1) and k.warps_per_cta == 1
+    assert k.insts["mask"][row] == 0xFFFF  # half a warp
+
+
+def test_kmeans_counts_spaces_and_coalescing():
+    wl = small("kmeans")  # 512 points: a 2 x 2 grid of 256-thread CTAs, 16 of 32 warps live
+    inv, point = wl.kernels[0], wl.kernels[1]
+    assert len(wl.kernels) == 1 + 5 and all(k is point for k in wl.kernels[1:])
+    assert inv.grid == (4, 1, 1) and point.grid == (2, 2, 1)
+    assert int(inv.memory_mask().sum()) == 16 * 34 * 2
+    assert int(point.memory_mask(Space.TEXTURE).sum()) == 16 * 5 * 34
+    assert int(point.memory_mask(Space.CONST).sum()) == 16 * 5 * 34
+    assert int(point.memory_mask().sum()) == 16  # membership stores only
+    rows, _, _ = coalesce(inv, 128)
+    per_row = np.bincount(rows, minlength=len(inv.insts))[inv.memory_mask()]
+    ld = inv.insts["op"][inv.memory_mask()] == Op.LOAD
+    assert (per_row[ld] == 32).all()  # input[pid * 34 + i]: 136 B apart, a line per lane
+    assert (per_row[~ld] == 1).all()  # output[pid + npoints * i]: one 128 B line
+    assert wl.params["input_bytes"] == 2 * 512 * 34 * 4 + 512 * 4 + 5 * 34 * 4 + 4 * 5 * 34 * 4 + 4 * 4
+
+
+def test_nn_is_cuda_euclid():
+    wl = small("nn")  # 428 records, 256-thread CTAs
+    (k,) = wl.kernels
+    assert k.name == "euclid" and k.block == (256, 1, 1) and k.grid == (2, 1, 1)
+    assert int(k.memory_mask().sum()) == 3 * 14  # ld lat, ld lng, st dist in 14 live warps
+    rows, _, _ = coalesce(k, 128)
+    # 8-byte records: a full warp's load spans 256 B, two lines, its store one line; the last
+    # warp's 12 lanes (records 416-427) span 96 B per load: a line each.
+    assert len(rows) == 13 * (2 + 2 + 1) + 3
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_registers_and_shared_memory(name):
+    for k in distinct(small(name)):
+        assert k.regs_per_thread == REGS[k.name]
+        assert k.shared_bytes == SHARED.get(k.name, 0)
+
+
+def test_residency_and_f_smem_hand_worked():
+    # backprop forward: 256 threads, 20 regs, 1088 B -> min(8, 1536/256, 32768/5120) = 6 CTAs.
+    # hotspot: 256 threads, 35 regs -> 32768 / 8960 = 3 CTAs, 3 * 3072 / 49152 = 18.75 %.
+    # lud_perimeter: 32 threads, 64 regs -> 8 CTAs (CTA limit), 8 * 3072 / 49152 = 50 %.
+    # nw: 16 threads padded to a warp, 54 regs -> 8 CTAs, 8 * 2180 / 49152.
+    bp, hs, lud, nw = (distinct(small(n)) for n in ("backprop", "hotspot", "lud", "nw"))
+    assert ctas_per_sm(bp[0]) == 6 and f_smem(Workload("bp", bp))[0] == pytest.approx(6 * 1088 / 49152)
+    assert ctas_per_sm(hs[0]) == 3 and f_smem(Workload("hs", hs)) == (0.1875, "calculate_temp")
+    assert {k.name: ctas_per_sm(k) for k in lud} == {"lud_diagonal": 8, "lud_perimeter": 8,
+                                                      "lud_internal": 4}
+    assert f_smem(Workload("lud", lud)) == (0.5, "lud_perimeter")
+    assert f_smem(Workload("nw", nw))[0] == pytest.approx(8 * 2180 / 49152)
+    assert f_smem(small("atax")) == (0.0, "")
+    # Registers are allocated per whole warp: 48 threads take 2 x 32 x 100 = 6400 registers.
+    kb = KernelBuilder("k", grid=(1,), block=(48,), regs_per_thread=100, shared_bytes=5000)
+    kb.load(0x100, 4 * kb.tid)
+    k = kb.build()
+    assert ctas_per_sm(k) == 5
+    assert ctas_per_sm(k, {"threads": 1536, "ctas": 8, "registers": 65536,
+                           "shared_bytes": 49152}) == 8  # the CTA limit, then shared (9)
+
+
+def test_apki_hand_worked():
+    kb = KernelBuilder("k", grid=(2,), block=(48,))  # warps of 32 and 16 threads per CTA
+    kb.compute(3)
+    kb.load(0x100, 0x1000 + 4 * kb.tid)  # one 128 B line per warp
+    kb.compute(2)
+    kb.store(0x108, 0x9000 + 128 * kb.tid, active=kb.tid < 8)  # 8 lines, warp 0 only
+    wl = Workload("t", [kb.build()])
+    # Per CTA: warp 0 issues 32 x (1 + 3) + 8 x (1 + 2); warp 1 16 x (1 + 3) and a tail of
+    # 2 compute instructions over 16 threads.
+    assert thread_instructions(wl) == 2 * (128 + 24 + 64 + 32)
+    assert apki(wl) == pytest.approx(1000 * 2 * (1 + 1 + 8) / 496)
+    assert apki(wl, line_size=32) == pytest.approx(1000 * 2 * (4 + 2 + 8) / 496)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_deterministic(name):
+    a, b = small(name), small(name)
+    assert len(a.kernels) == len(b.kernels)
+    for x, y in zip(a.kernels, b.kernels, strict=True):
+        assert x.insts.tobytes() == y.insts.tobytes()
+        assert x.lane_addrs.tobytes() == y.lane_addrs.tobytes()
+        assert x.tail.tobytes() == y.tail.tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_runs_through_gpucache_run(name, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    status = main(["run", "--workload", f"ciao18/{name}", "--scale", f"{SMALL[name]!r}",
+                   "--config", "ciao18", "--json", str(out), "--no-progress"])
+    assert status == 0, capsys.readouterr().err
+    res = json.loads(out.read_text())
+    assert res["workload"]["name"] == f"ciao18/{name}"
+    assert res["totals"]["accesses"] > 0 and res["totals"]["instructions"] > 0
+
+
+def test_stats_table_prints_paper_beside_ours(capsys):
+    status = main(["workloads", "--suite", "ciao18", "--stats", "--scale", "0.0625",
+                   "--no-progress", "ciao18/hotspot"])
+    out = capsys.readouterr().out.splitlines()
+    assert status == 0
+    header = out[1].split("  ")
+    header = [h.strip() for h in header if h.strip()]
+    for h in ("APKI", "paper APKI", "F_smem", "paper F_smem", "paper N_warp", "paper bar.",
+              "input MiB", "paper input"):
+        assert h in header
+    assert header.index("paper APKI") == header.index("APKI") + 1
+    row = out[3]
+    assert "18.8%" in row and "19%" in row and "calculate_temp" in row
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_paper_size(name):
+    wl = registry.build(f"ciao18/{name}", 1.0, 0, use_cache=False)
+    expected = {"atax": 4 * (4096**2 + 3 * 4096), "gaussian": 8 * 208**2 + 4 * 208,
+                "lud": 80 * 80 * 4, "nw": 2 * 2049**2 * 4}
+    if name in expected:
+        assert wl.params["input_bytes"] == expected[name]
+    assert wl.n_instructions > 0
