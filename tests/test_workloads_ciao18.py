@@ -11,10 +11,13 @@ from cli.main import main
 from golden.trace.builder import KernelBuilder
 from golden.trace.coalesce import coalesce
 from golden.trace.model import Op, Space, Workload, lane_addresses
-from golden.workloads import ciao18_polybench, rdgc_syr2k, registry
+from golden.workloads import ciao18_mars, ciao18_polybench, rdgc_syr2k, registry
 from golden.workloads._common import DeviceMemory, PCs
+from golden.workloads._mars import REGS as MARS_REGS
+from golden.workloads._mars import MapPhase, prefix_sum_kernels
 from golden.workloads._polybench import Run
 from golden.workloads.ciao18_gaussian import gaussian_kernels
+from golden.workloads.ciao18_mars import records_of
 from golden.workloads.ciao18_regs import REGS
 from golden.workloads.stats import apki, ctas_per_sm, f_smem, thread_instructions
 
@@ -23,14 +26,15 @@ SMALL = {
     "atax": 1 / 64, "bicg": 1 / 64, "mvt": 1 / 64, "gesummv": 1 / 64, "syr2k": 1 / 64,
     "syrk": 0.25, "2dconv": 1 / 64, "corr": 1 / 16,
     "backprop": 1 / 64, "hotspot": 1 / 16, "lud": 0.4, "nn": 0.01, "nw": 1 / 64,
-    "gaussian": 10 / 208, "kmeans": 512 / 389_376,
+    "gaussian": 10 / 208, "kmeans": 512 / 389_376, "sm": 1 / 16,
 }
 
 #: Static shared memory per CTA of every kernel that has some (ptxas -v agrees).
 SHARED = {"bpnn_layerforward_CUDA": 16 * 4 + 16 * 16 * 4, "calculate_temp": 3 * 16 * 16 * 4,
           "lud_diagonal": 16 * 16 * 4, "lud_perimeter": 3 * 16 * 16 * 4,
           "lud_internal": 2 * 16 * 16 * 4, "needle_cuda_shared_1": 17 * 17 * 4 + 16 * 16 * 4,
-          "needle_cuda_shared_2": 17 * 17 * 4 + 16 * 16 * 4}
+          "needle_cuda_shared_2": 17 * 17 * 4 + 16 * 16 * 4,
+          "Mapper": 256 * 5 * 4, "uniformAdd": 16}
 
 
 @pytest.fixture(autouse=True)
@@ -137,8 +141,11 @@ def test_nn_is_cuda_euclid():
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_registers_and_shared_memory(name):
     for k in distinct(small(name)):
-        assert k.regs_per_thread == REGS[k.name]
-        assert k.shared_bytes == SHARED.get(k.name, 0)
+        assert k.regs_per_thread == {**REGS, **MARS_REGS}[k.name]
+        if k.name == "prescan":  # dynamic: 2 * threads ints plus one pad per 16
+            assert k.shared_bytes == 4 * (2 * k.block[0] + 2 * k.block[0] // 16)
+        else:
+            assert k.shared_bytes == SHARED.get(k.name, 0)
 
 
 def test_residency_and_f_smem_hand_worked():
@@ -222,3 +229,89 @@ def test_paper_size(name):
     if name in expected:
         assert wl.params["input_bytes"] == expected[name]
     assert wl.n_instructions > 0
+
+
+# -- Mars ------------------------------------------------------------------------------
+
+
+def test_mars_records_cut_at_line_ends():
+    start = np.arange(200) * 10  # 200 words of 9 letters: newlines at 10k + 9
+    first, sizes = records_of(start, np.full(200, 9))
+    # 1024 bytes, then on to the newline at 1029; the rest (970 bytes) is the last record.
+    assert first.tolist() == [0, 103] and sizes.tolist() == [1030, 970]
+
+
+def test_mars_prefix_sum_launches():
+    pcs = PCs()
+    ks = prefix_sum_kernels(1024, 0x1000, 0x2000, 0x3000, pcs)
+    assert [(k.name, k.grid[0], k.block[0], k.shared_bytes) for k in ks] == [
+        ("prescan", 2, 256, 4 * (512 + 32)), ("prescan", 1, 1, 8), ("uniformAdd", 2, 256, 16)]
+    # Per CTA: two loads and two stores of 256 lanes (8 warps each) and thread 0's block sum.
+    assert int(ks[0].memory_mask().sum()) == 2 * (4 * 8 + 1)
+    assert int((ks[0].insts["op"] == Op.BARRIER).sum()) == 2 * 8 * (9 + 9 + 1)
+    ks = prefix_sum_kernels(768, 0x1000, 0x2000, 0x3000, pcs)  # a partial last block of 256
+    assert [(k.name, k.grid[0], k.block[0]) for k in ks] == [
+        ("prescan", 1, 256), ("prescan", 1, 128), ("prescan", 1, 1), ("uniformAdd", 1, 256),
+        ("uniformAdd", 1, 128)]
+    (k,) = prefix_sum_kernels(256, 0x1000, 0x2000, 0x3000, pcs)
+    assert (k.block[0], k.shared_bytes) == (128, 4 * (256 + 16))
+    (k,) = prefix_sum_kernels(3, 0x1000, 0x2000, 0x3000, pcs)  # isNP2: 2 threads, 4 slots
+    ld_b = k.insts[k.insts["pc"] == pcs("prescan:ld_b")]
+    st_b = k.insts[k.insts["pc"] == pcs("prescan:st_b")]
+    assert k.block[0] == 2 and ld_b["mask"].tolist() == [0b01] and st_b["mask"].tolist() == [0b01]
+    with pytest.raises(ValueError, match="n: must be"):
+        prefix_sum_kernels(512 * 512 + 1, 0, 0, 0, pcs)
+
+
+def test_string_match_hand_worked():
+    text = np.frombuffer(b"org\nxy\norg\nabc\n", np.uint8).copy()
+    start, length = np.array([0, 4, 7, 11]), np.array([3, 2, 3, 3])
+    first, sizes = records_of(start, length)
+    assert first.tolist() == [0] and sizes.tolist() == [15]
+    mem, pcs = DeviceMemory(), PCs()
+    d_file, d_kw = mem.alloc("d_filebuf", 15), mem.alloc("d_keyword", 4)
+    phase = MapPhase(mem, pcs, 1, 16, 16, 4, 4, {"MapperCount": 28, "Mapper": 50})
+    fn = ciao18_mars._string_match(text, start, length, first, sizes, d_file, d_kw)
+    kernels, counts = phase.kernels(fn, fn)
+    assert counts.tolist()[:1] == [2] and int(counts.sum()) == 2  # both "org", not "abc"
+    assert [k.name for k in kernels] == ["MapperCount", "prescan", "prescan", "prescan", "Mapper"]
+    # MapperCount, one live thread: the record entry, key and value structs, 15 byte loads
+    # scanning 4 words (letters and newlines), the compares (4 evaluations of s and k for each
+    # "org", 1 for "abc"), two emits of 3 loads and 3 stores.
+    count = kernels[0]
+    assert int(count.memory_mask().sum()) == 3 + 15 + 2 * (4 + 4 + 1) + 2 * 6
+    # Mapper: 5 prologue accesses, the same walk, and per emit 3 loads, 4 + 4 copied bytes
+    # (global stores; their loads come from shared memory), 7 more global accesses.
+    mapper = kernels[-1]
+    assert int(mapper.memory_mask().sum()) == 5 + 3 + 15 + 18 + 2 * (3 + 8 + 7)
+    assert int(mapper.memory_mask(Space.SHARED).sum()) == 2 * (2 + 8)
+    assert mapper.shared_bytes == 256 * 20 and mapper.regs_per_thread == 50
+    keys = mapper.insts[mapper.insts["pc"] == pcs("Mapper:st_key_byte")]
+    assert keys["base"].tolist() == [phase.arrays["interKeys"] + i for i in range(8)]
+
+
+
+def test_string_match_reads_past_its_record():
+    # 200 words of 9 letters but words 113 and 115, which are "org".
+    length = np.full(200, 9)
+    length[[113, 115]] = 3
+    start = np.concatenate(([0], np.cumsum(length + 1)[:-1]))
+    text = np.full(int(start[-1] + 10), ord("a"), np.uint8)
+    text[start + length] = ord("\n")
+    for w in (113, 115):
+        text[start[w]:start[w] + 3] = np.frombuffer(b"org", np.uint8)
+    first, sizes = records_of(start, length)
+    assert first.tolist() == [0, 103] and sizes.tolist() == [1030, len(text) - 1030]
+    mem, pcs = DeviceMemory(), PCs()
+    d_file, d_kw = mem.alloc("d_filebuf", len(text)), mem.alloc("d_keyword", 4)
+    phase = MapPhase(mem, pcs, 2, 16, 16, 4, 4, {"MapperCount": 28, "Mapper": 50})
+    fn = ciao18_mars._string_match(text, start, length, first, sizes, d_file, d_kw)
+    kernels, counts = phase.kernels(fn, fn)
+    # Thread 0 counts letters, not bytes: 1029 letters after word 114 are fewer than its 1030
+    # bytes, so it scans word 115 too (1032) but breaks before comparing it: one match.
+    # Thread 1 starts at word 103 and runs to the end of the file: both matches.
+    assert counts.tolist()[:2] == [1, 2]
+    k = kernels[0]
+    rows = k.insts[k.insts["pc"] == pcs("MapperCount:ld_char")]
+    lane = [int(((rows["mask"] >> i) & 1).sum()) for i in (0, 1)]
+    assert lane == [114 * 10 + 2 * 4, 95 * 10 + 2 * 4]  # letters and newlines, words 0-115

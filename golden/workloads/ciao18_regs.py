@@ -11,6 +11,8 @@ give somewhat different counts) on the kernels of
   ``needle_kernel.cu`` as shipped, and ``kmeans_cuda_kernel.cu`` with its
   ``tex1Dfetch`` reads written as global reads (texture references do not
   compile with nvcc 13);
+* Mars (``wenbinf/Mars`` at f47db01) ``sample_apps/StringMatch``: ``MarsLib.cu``
+  with ``MarsScan.cu`` and the application's ``map.cu``, ``cutil.h`` stubbed;
 * Polybench/GPU 1.0, the kernel bodies quoted in the ``rdgc_*`` modules with
   the sizes passed as ``int`` arguments instead of ``#define`` constants.
 
@@ -44,6 +46,9 @@ REGS = {
     "lud_diagonal": 46, "lud_perimeter": 64, "lud_internal": 32,
     "euclid": 12,
     "needle_cuda_shared_1": 54, "needle_cuda_shared_2": 54,
+    # Mars StringMatch (MarsLib.cu with its map.cu inlined; MarsScan.cu's kernels are
+    # in golden.workloads._mars.REGS)
+    "MapperCount": 28, "Mapper": 50,
 }
 
 
