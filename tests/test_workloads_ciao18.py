@@ -315,3 +315,10 @@ def test_string_match_reads_past_its_record():
     rows = k.insts[k.insts["pc"] == pcs("MapperCount:ld_char")]
     lane = [int(((rows["mask"] >> i) & 1).sum()) for i in (0, 1)]
     assert lane == [114 * 10 + 2 * 4, 95 * 10 + 2 * 4]  # letters and newlines, words 0-115
+
+
+def test_sm_text_follows_the_seed():
+    a = registry.build("ciao18/sm", SMALL["sm"], 0, use_cache=False)
+    b = registry.build("ciao18/sm", SMALL["sm"], 1, use_cache=False)
+    assert a.params["records"] > 0 and a.params["emitted"] > 0
+    assert a.kernels[0].insts.tobytes() != b.kernels[0].insts.tobytes()

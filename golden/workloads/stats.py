@@ -216,7 +216,7 @@ def _evaluate(node: ast.AST, n: int) -> int:
     raise ValueError(f"not a formula in N: {ast.dump(node)}")
 
 
-def format_stats_table(rows: list[dict], paper_key: str | None) -> str:
+def format_stats_table(rows: list[dict], paper_key: str | tuple[str, ...] | None) -> str:
     """An aligned text table of :func:`workload_stats` rows with the paper's figure beside ours.
 
     Parameters
