@@ -37,7 +37,7 @@ REGS = {
     "syr2k_kernel": 30,
     "syrk_kernel": 28,
     "Convolution2D_kernel": 30,
-    "corr_kernel": 32,
+    "corr_kernel": 32, "mean_kernel": 28, "std_kernel": 26, "reduce_kernel": 16,
     # Rodinia 3.1
     "bpnn_layerforward_CUDA": 20, "bpnn_adjust_weights_cuda": 28,
     "Fan1": 15, "Fan2": 16,
