@@ -56,6 +56,7 @@ def workloads(args: argparse.Namespace) -> int:
     from golden.workloads.stats import (
         FIG1_SUITE,
         PAPER_FIGURE,
+        SUITE_STATS,
         format_fig1_table,
         format_stats_table,
         workload_stats,
@@ -67,7 +68,10 @@ def workloads(args: argparse.Namespace) -> int:
         for s in specs:
             bar.set_postfix_str(s.key)
             wl = registry.build(s.key, args.scale, args.seed)
-            by_suite.setdefault(s.suite, []).append(workload_stats(wl, line_size=args.line_size))
+            row = workload_stats(wl, line_size=args.line_size)
+            if s.suite in SUITE_STATS:
+                row.update(SUITE_STATS[s.suite](wl))
+            by_suite.setdefault(s.suite, []).append(row)
             if s.suite == FIG1_SUITE:
                 fig1.append(functional_l1(wl, FIG1_SUITE))
             bar.update(1)

@@ -109,10 +109,10 @@ def problem_size(paper: int, scale: float, minimum: int) -> int:
 
 
 def make_workload(name: str, kernels: list[KernelTrace], mem: DeviceMemory, source: str,
-                  **params) -> Workload:
-    """``Workload("rdgc/<name>")`` whose params hold ``params`` and the byte size of every array."""
+                  suite: str = "rdgc", **params) -> Workload:
+    """``Workload("<suite>/<name>")`` whose params hold ``params`` and the byte size of every array."""
     params["arrays"] = mem.sizes()
-    return Workload(name=f"rdgc/{name}", kernels=kernels, params=params, source=source)
+    return Workload(name=f"{suite}/{name}", kernels=kernels, params=params, source=source)
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -348,6 +348,12 @@ class Run:
         ``"source"`` or ``"compiled"`` (module docstring).
     minimum : int
         Smallest size the program runs at.
+    suite : str
+        Suite of the workload's name (``"rdgc"``; ``"ciao18"`` runs the same kernels at
+        ciao18 Table II's sizes).
+    max_grid_rows : int, optional
+        Emit at most this many rows of CTAs (``blockIdx.y``) of a 2-D launch: the first
+        CTAs in launch order, for grids whose whole trace would not fit in memory.
 
     Members
     -------
@@ -364,9 +370,12 @@ class Run:
         For an unknown ``accesses`` or a ``scale`` outside ``(0, 1]``.
     """
 
-    def __init__(self, n_paper: int, scale: float, accesses: str, minimum: int = 1) -> None:
+    def __init__(self, n_paper: int, scale: float, accesses: str, minimum: int = 1,
+                 suite: str = "rdgc", max_grid_rows: int | None = None) -> None:
         check_mode(accesses)
         self.accesses = accesses
+        self.suite = suite
+        self.max_grid_rows = max_grid_rows
         self.n = problem_size(n_paper, scale, minimum)
         self.mem = DeviceMemory()
         self.pcs = PCs()
@@ -392,18 +401,24 @@ class Run:
                   prologue: int) -> tuple[Emitter, np.ndarray, np.ndarray]:
         """A launch of ``(ceil(cols / block[0]), ceil(rows / block[1]))`` blocks.
 
+        With ``max_grid_rows`` set, only the first ``max_grid_rows`` rows of blocks are
+        built (the grid's ``y`` is cut; every emitted CTA is exact).
+
         Returns its :class:`Emitter` (``prologue`` as there), each thread's row
         ``i = blockIdx.y * block[1] + threadIdx.y`` and column
         ``j = blockIdx.x * block[0] + threadIdx.x``.
         """
-        kb = KernelBuilder(name, grid=(ceil_div(cols, block[0]), ceil_div(rows, block[1])),
-                           block=block)
+        grid_y = ceil_div(rows, block[1])
+        if self.max_grid_rows is not None:
+            grid_y = min(grid_y, self.max_grid_rows)
+        kb = KernelBuilder(name, grid=(ceil_div(cols, block[0]), grid_y), block=block)
         em = Emitter(kb, self.accesses, prologue=prologue, pcs=self.pcs)
         return em, kb.by * block[1] + kb.ty, kb.bx * block[0] + kb.tx
 
     def workload(self, name: str, kernels: list[KernelTrace], source: str, **params) -> Workload:
-        """``Workload("rdgc/<name>")``; params: ``params``, ``accesses`` and the array sizes."""
-        return make_workload(name, kernels, self.mem, source, **params, accesses=self.accesses)
+        """``Workload("<suite>/<name>")``; params: ``params``, ``accesses`` and the array sizes."""
+        return make_workload(name, kernels, self.mem, source, self.suite, **params,
+                             accesses=self.accesses)
 
 
 def register_rdgc(name: str, trace: Callable[..., Workload], *, n_paper: int, minimum: int = 1,

@@ -8,6 +8,10 @@ intensity (tian15 Table 2's MI: global memory warp instructions per 1000
 warp instructions) and the largest number of global accesses of one thread
 in one launch (RDGC Table 4's L). :func:`format_stats_table` prints rows of
 these as an aligned table with the paper's figure beside ours.
+
+A suite whose paper gives other figures adds them with a function in
+:data:`SUITE_STATS` (``ciao18``: :func:`ciao18_stats`, APKI and F_smem of
+ciao18 Table II); their columns appear only in rows that have them.
 """
 
 from __future__ import annotations
@@ -22,16 +26,19 @@ from golden.trace.analysis import thread_access_counts
 from golden.trace.coalesce import check_line_size, coalesce
 from golden.trace.model import Op, Space, Workload
 
-__all__ = ["STAT_KEYS", "PAPER_FIGURE", "workload_stats", "format_stats_table", "paper_figure",
-           "FIG1_SUITE", "format_fig1_table"]
+__all__ = ["STAT_KEYS", "PAPER_FIGURE", "SUITE_STATS", "GTX480", "workload_stats",
+           "format_stats_table", "paper_figure", "apki", "ctas_per_sm", "f_smem", "ciao18_stats",
+           "thread_instructions", "FIG1_SUITE", "format_fig1_table"]
 
 #: Keys of :func:`workload_stats`'s dictionary, in table order.
 STAT_KEYS = ("workload", "kernels", "ctas", "warps", "instructions", "mem_instructions",
              "shared_instructions", "mi", "load_pcs", "blocks", "footprint_bytes", "L",
              "line_size")
 
-#: The figure each suite's paper gives per workload: tian15 Table 2 (MI), RDGC Table 4 (L).
-PAPER_FIGURE = {"tian15": "mi", "rdgc": "L"}
+#: The figure each suite's paper gives per workload: tian15 Table 2 (MI), RDGC Table 4 (L),
+#: ciao18 Table II (APKI, F_smem, N_warp, barriers, input size).
+PAPER_FIGURE = {"tian15": "mi", "rdgc": "L",
+                "ciao18": ("apki", "f_smem", "n_warp", "barriers", "size")}
 
 #: Global memory instructions coalesced per call (bounds the request arrays' memory).
 _CHUNK = 4_000_000
@@ -150,9 +157,17 @@ _COLUMNS = (  # (key, header)
     ("blocks", "{line} B blocks"),
     ("footprint_bytes", "footprint MiB (blocks x {line} B)"),
     ("L", "L"),
+    # Suite figures (SUITE_STATS): shown only when some row has them.
+    ("apki", "APKI"),
+    ("f_smem", "F_smem"),
+    ("f_smem_kernel", "F_smem kernel"),
+    ("barriers", "barriers"),
+    ("input_bytes", "input MiB"),
 )
+_OPTIONAL = {"apki", "f_smem", "f_smem_kernel", "barriers", "input_bytes"}
 _PAPER_HEADER = {"mi": "paper MI", "L": "paper L", "load_pcs": "paper load PCs",
-                 "blocks": "paper blocks"}
+                 "blocks": "paper blocks", "apki": "paper APKI", "f_smem": "paper F_smem",
+                 "n_warp": "paper N_warp", "barriers": "paper bar.", "size": "paper input"}
 
 
 def paper_figure(paper: dict, key: str) -> str:
@@ -201,7 +216,7 @@ def _evaluate(node: ast.AST, n: int) -> int:
     raise ValueError(f"not a formula in N: {ast.dump(node)}")
 
 
-def format_stats_table(rows: list[dict], paper_key: str | None) -> str:
+def format_stats_table(rows: list[dict], paper_key: str | tuple[str, ...] | None) -> str:
     """An aligned text table of :func:`workload_stats` rows with the paper's figure beside ours.
 
     Parameters
@@ -212,8 +227,9 @@ def format_stats_table(rows: list[dict], paper_key: str | None) -> str:
         :class:`~golden.workloads.registry.WorkloadSpec` of its ``"workload"``.
     paper_key : str or None
         The paper figure to show: a key of ``WorkloadSpec.paper`` (``"mi"``,
-        ``"L"``) or a suite name, which stands for its paper's figure
-        (:data:`PAPER_FIGURE`); None shows no paper column.
+        ``"L"``) or a suite name, which stands for its paper's figures
+        (:data:`PAPER_FIGURE`: one key or a tuple of keys, each shown after our
+        column of the same key, or at the end); None shows no paper column.
 
     Returns
     -------
@@ -221,12 +237,14 @@ def format_stats_table(rows: list[dict], paper_key: str | None) -> str:
         The table, without a trailing newline.
     """
     key = PAPER_FIGURE.get(paper_key, paper_key) if paper_key is not None else None
+    keys = () if key is None else (key,) if isinstance(key, str) else tuple(key)
     line = rows[0].get("line_size", 64) if rows else 64
-    columns = [(k, h.format(line=line)) for k, h in _COLUMNS]
-    if key is not None:
-        after = next((i for i, (k, _) in enumerate(columns) if k == key), len(columns) - 1)
-        columns.insert(after + 1, ("paper", _PAPER_HEADER.get(key, f"paper {key}")))
-    cells = [[_cell(row, k, key) for k, _ in columns] for row in rows]
+    columns = [(k, h.format(line=line)) for k, h in _COLUMNS
+               if k not in _OPTIONAL or any(k in row for row in rows)]
+    for pk in keys:
+        after = next((i for i, (k, _) in enumerate(columns) if k == pk), len(columns) - 1)
+        columns.insert(after + 1, (f"paper:{pk}", _PAPER_HEADER.get(pk, f"paper {pk}")))
+    cells = [[_cell(row, k) for k, _ in columns] for row in rows]
     headers = [h for _, h in columns]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
     right = [k != "workload" for k, _ in columns]
@@ -240,17 +258,28 @@ def format_stats_table(rows: list[dict], paper_key: str | None) -> str:
     return "\n".join(lines)
 
 
-def _cell(row: dict, key: str, paper_key: str | None) -> str:
-    if key == "paper":
+def _cell(row: dict, key: str) -> str:
+    if key.startswith("paper:"):
         paper = row.get("paper")
         if paper is None:
             paper = _registered_paper(row.get("workload", ""))
-        return paper_figure(paper, paper_key)
+        pk = key.removeprefix("paper:")
+        if pk == "f_smem" and isinstance(paper.get(pk), float):
+            return f"{100 * paper[pk]:.0f}%"
+        if pk == "barriers" and isinstance(paper.get(pk), bool):
+            return "Y" if paper[pk] else "N"
+        return paper_figure(paper, pk)
     value = row.get(key)
     if value is None:
         return "-"
-    if key == "mi":
+    if key in ("mi", "apki"):
         return f"{value:.1f}"
+    if key == "f_smem":
+        return f"{100 * value:.1f}%"
+    if key == "barriers":
+        return "Y" if value else "N"
+    if key == "input_bytes":
+        return f"{value / 2**20:.2f}"
     if key == "footprint_bytes":
         return f"{value / 2**20:.2f}"
     if isinstance(value, (int, np.integer)):
@@ -313,3 +342,94 @@ def format_fig1_table(rows: list[dict], config: str) -> str:
         return "  ".join(out).rstrip()
 
     return "\n".join([fmt(headers), "  ".join("-" * w for w in widths)] + [fmt(c) for c in cells])
+
+# -- ciao18 Table II: APKI and F_smem -----------------------------------------------
+
+#: Per-SM limits of ciao18's GPU (Table I: GTX 480, 1536 threads and 48 KB shared memory
+#: per SM; 32768 registers and 8 CTAs per SM are GPGPU-Sim's GTX 480 configuration).
+GTX480 = {"threads": 1536, "ctas": 8, "registers": 32768, "shared_bytes": 48 * 1024}
+
+
+def thread_instructions(wl: Workload) -> int:
+    """Thread instructions of ``wl``: every warp instruction times the threads that execute it.
+
+    A stored row counts the active lanes of its mask; the compute instructions
+    of its ``gap`` run in the warps that execute the row (the builders' rule),
+    so they count the same lanes; a warp's ``tail`` counts all its threads.
+    This is GPGPU-Sim's instruction count (``gpu_sim_insn``) for straight-line
+    and masked code; lanes that leave a loop early are counted until their
+    warp's next stored row.
+    """
+    total = 0
+    for k in wl.kernels:
+        lanes = np.bitwise_count(k.insts["mask"]).astype(np.int64)
+        total += int((lanes * (1 + k.insts["gap"].astype(np.int64))).sum())
+        threads = np.minimum(k.threads_per_cta - 32 * np.arange(k.warps_per_cta), 32)
+        total += int((k.tail.reshape(k.n_ctas, k.warps_per_cta) * threads).sum())
+    return total
+
+
+def apki(wl: Workload, line_size: int = 128) -> float:
+    """L1D accesses per 1000 thread instructions (ciao18 Table II's APKI).
+
+    An access is one ``line_size``-byte line request of a global load, store or
+    atomic after coalescing (:func:`golden.trace.coalesce.coalesce`; ciao18's L1D
+    and L2 have 128 B lines), which is what GPGPU-Sim's L1D counts; texture,
+    constant and shared-memory instructions do not reach L1D. Instructions are
+    :func:`thread_instructions`.
+    """
+    requests = 0
+    for k in wl.kernels:
+        rows = np.flatnonzero(k.memory_mask(Space.GLOBAL))
+        for start in range(0, len(rows), _CHUNK):
+            requests += len(coalesce(k, line_size, rows=rows[start:start + _CHUNK])[0])
+    insts = thread_instructions(wl)
+    return 1000.0 * requests / insts if insts else 0.0
+
+
+def ctas_per_sm(kernel, limits: dict | None = None) -> int:
+    """CTAs of ``kernel`` one SM holds at once under ``limits`` (default :data:`GTX480`).
+
+    The least of the CTA limit, the thread limit, the register file (each
+    CTA's warps allocate ``32 * regs_per_thread`` registers per warp, as in
+    GPGPU-Sim) and shared memory; a limit the kernel does not use (0 registers
+    or shared bytes) does not bind.
+    """
+    lim = GTX480 if limits is None else limits
+    threads = 32 * kernel.warps_per_cta  # GPGPU-Sim pads CTAs to whole warps
+    n = min(lim["ctas"], lim["threads"] // threads)
+    if kernel.regs_per_thread:
+        n = min(n, lim["registers"] // (threads * kernel.regs_per_thread))
+    if kernel.shared_bytes:
+        n = min(n, lim["shared_bytes"] // kernel.shared_bytes)
+    return n
+
+
+def f_smem(wl: Workload, limits: dict | None = None) -> tuple[float, str]:
+    """Fraction of an SM's shared memory in use at full residency (ciao18 Table II's F_smem).
+
+    For each kernel, ``ctas_per_sm * shared_bytes / limits["shared_bytes"]``;
+    the workload's figure is the largest over its kernels, returned with that
+    kernel's name ("" when no kernel uses shared memory).
+    """
+    lim = GTX480 if limits is None else limits
+    best, name = 0.0, ""
+    for k in {id(k): k for k in wl.kernels}.values():
+        frac = ctas_per_sm(k, lim) * k.shared_bytes / lim["shared_bytes"]
+        if frac > best:
+            best, name = frac, k.name
+    return best, name
+
+
+def ciao18_stats(wl: Workload) -> dict:
+    """ciao18 Table II's figures for ``wl``: ``apki``, ``f_smem`` (with ``f_smem_kernel``),
+    ``barriers`` (whether any kernel has a ``__syncthreads``) and ``input_bytes`` (the
+    device arrays the program allocates, from ``wl.params``)."""
+    frac, kernel = f_smem(wl)
+    return {"apki": apki(wl), "f_smem": frac, "f_smem_kernel": kernel or "-",
+            "barriers": any(bool((k.insts["op"] == Op.BARRIER).any()) for k in wl.kernels),
+            "input_bytes": wl.params.get("input_bytes")}
+
+
+#: Extra figures per suite, added to :func:`workload_stats`'s row by ``gpucache workloads --stats``.
+SUITE_STATS = {"ciao18": ciao18_stats}
