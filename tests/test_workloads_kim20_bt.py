@@ -64,6 +64,7 @@ def test_glibc_rand_and_query_keys():
     first = [1804289383, 846930886, 1681692777, 1714636915]
     assert glibc_rand(4, 0).tolist() == first and glibc_rand(4, 1).tolist() == first
     assert glibc_rand(2, 2).tolist() != first[:2]
+    assert glibc_rand(3, 2**32 + 5).tolist() == glibc_rand(3, 5).tolist()  # unsigned int seed
     # (rand()/(float)RAND_MAX)*size: 1804289383 / 2^31 = 0.8401877 -> 840187.
     assert query_keys(np.array(first), 1_000_000).tolist() == [840187, 394382, 783099, 798440]
     # j: end = start + rSize; when end >= size the range moves back to end at size - 1.

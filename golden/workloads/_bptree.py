@@ -363,24 +363,25 @@ def transform_to_cuda(tree: Tree) -> KnodeLayout:
 def glibc_rand(n: int, seed: int = 1) -> np.ndarray:
     """The first ``n`` values of glibc's ``rand()`` after ``srand(seed)`` (``int64[n]``).
 
-    glibc's default generator (``TYPE_3``): ``r[0] = seed``, ``r[i] = 16807
-    r[i-1] mod (2^31 - 1)`` for ``i < 31``, ``r[i] = r[i-31]`` for ``31 <=
-    i < 34``, then ``r[i] = r[i-3] + r[i-31] mod 2^32``; output ``k`` is
-    ``r[k + 344] >> 1``. ``srand(0)`` acts as ``srand(1)``, the state of a
-    program that never calls ``srand``.
-
-    Raises
-    ------
-    ValueError
-        If ``seed`` is outside ``[0, 2^31)``.
+    glibc's default generator (``TYPE_3``, ``__srandom_r``/``__random_r``):
+    ``r[0] = seed``, ``r[i] = 16807 r[i-1] mod (2^31 - 1)`` for ``i < 31``
+    (Schrage's form on an ``int32_t``, C's truncating division), ``r[i] =
+    r[i-31]`` for ``31 <= i < 34``, then ``r[i] = r[i-3] + r[i-31] mod
+    2^32``; output ``k`` is ``r[k + 344] >> 1``. ``seed`` is converted like
+    C's ``unsigned int`` argument (mod 2^32); ``srand(0)`` acts as
+    ``srand(1)``, the state of a program that never calls ``srand``.
     """
-    if not 0 <= seed < 2**31:
-        raise ValueError(f"seed: glibc srand takes [0, 2^31) here, not {seed}")
-    r = [1 if seed == 0 else seed]
+    seed %= 2**32
+    word = 1 if seed == 0 else (seed - 2**32 if seed >= 2**31 else seed)  # int32_t
+    r = [word]
     for _ in range(1, 31):
-        hi, lo = divmod(r[-1], 127773)
+        hi = int(word / 127773)  # C division truncates toward zero
+        lo = word - hi * 127773
         word = 16807 * lo - 2836 * hi
-        r.append(word + 2147483647 if word < 0 else word)
+        if word < 0:
+            word += 2147483647
+        r.append(word)
+    r = [v & 0xFFFF_FFFF for v in r]
     r += r[:3]
     for i in range(34, 344 + n):
         r.append((r[i - 31] + r[i - 3]) & 0xFFFF_FFFF)
