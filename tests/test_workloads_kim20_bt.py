@@ -6,6 +6,8 @@ Counts are worked by hand from ``cuda/b+tree/main.c`` and the two kernels
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -24,11 +26,14 @@ from golden.workloads._bptree import (
 )
 from golden.workloads._common import DeviceMemory, PCs
 from golden.workloads.kim20_bt import (
+    MIL_TXT_SHA256,
     ORDER,
+    SIZE,
     bt_launches,
     find_k,
     find_range_k,
     knode_bytes,
+    mil_keys,
     range_queries,
     walk,
 )
@@ -70,6 +75,13 @@ def test_glibc_rand_and_query_keys():
     # j: end = start + rSize; when end >= size the range moves back to end at size - 1.
     start, end = range_queries(np.array([1804289383, 2147483000]), 1_000_000, 6000)
     assert start.tolist() == [840187, 994000] and end.tolist() == [846187, 999999]
+
+
+def test_mil_keys_are_the_file():
+    # mil.txt: its count on the first line, then one key a line; the LFS pointer's hash.
+    text = f"{SIZE}\n" + "\n".join(map(str, mil_keys(SIZE).tolist())) + "\n"
+    assert len(text) == 6_888_898
+    assert hashlib.sha256(text.encode()).hexdigest() == MIL_TXT_SHA256
 
 
 def test_cut():

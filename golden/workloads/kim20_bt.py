@@ -53,7 +53,8 @@ from golden.workloads._common import DeviceMemory, PCs, register_workload, scale
 from golden.workloads._kim20 import SUITE, paper_figures, with_resources
 from golden.workloads._program import Program
 
-__all__ = ["build", "ORDER", "SIZE", "K_COUNT", "J_COUNT", "REGS", "knode_bytes",
+__all__ = ["build", "ORDER", "SIZE", "K_COUNT", "J_COUNT", "REGS", "MIL_TXT_SHA256", "mil_keys",
+           "knode_bytes",
            "range_queries", "walk", "find_k", "find_range_k", "bt_launches"]
 
 SOURCE = ("Rodinia 3.1 cuda/b+tree/main.c, kernel/kernel_gpu_cuda.cu (findK), "
@@ -62,6 +63,8 @@ ORDER = 256  # common.h DEFAULT_ORDER
 SIZE = 1_000_000  # mil.txt: 1000000 keys, 0 .. 999999 ascending
 K_COUNT = 10_000  # command.txt "k 10000"
 J_COUNT = 6_000  # command.txt "j 6000 3000": the parser reads 6000 twice (module docstring)
+#: sha256 of data/b+tree/mil.txt (its Git LFS pointer in pranith/rodinia_openmp).
+MIL_TXT_SHA256 = "1b52b1caf9e0926afbe070cd96327e2645dade902fe9cfd078938ff6d755a29d"
 #: Registers per thread: estimates (docs/workloads/kim20.md, "Registers").
 REGS = {"findK": 18, "findRangeK": 24}
 
@@ -74,6 +77,16 @@ def knode_bytes(order: int) -> int:
 def _fields(order: int) -> tuple[int, int]:
     """Byte offsets of ``indices`` and ``keys`` in a knode."""
     return 4, 4 + 4 * (order + 1)
+
+
+def mil_keys(size: int) -> np.ndarray:
+    """The keys of ``mil.txt`` (``size`` = 1000000) in file order: ``0 .. size-1`` ascending.
+
+    The file's Git LFS pointer gives its sha256
+    (:data:`MIL_TXT_SHA256`); the file ``"1000000\\n"`` followed by these keys,
+    one a line, has that hash (tests).
+    """
+    return np.arange(size, dtype=np.int32)
 
 
 def range_queries(rand: np.ndarray, size: int, r_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -288,7 +301,7 @@ def bt_launches(size: int, k_count: int, j_count: int, r_size: int, *, order: in
         raise ValueError(f"j: search range size {r_size} is outside [0, {size}] (main.c)")
     if not 1 <= k_count <= 65535:
         raise ValueError(f"k: count must be 1 .. 65535 (main.c), not {k_count}")
-    layout = transform_to_cuda(build_tree(np.arange(size, dtype=np.int32), order))
+    layout = transform_to_cuda(build_tree(mil_keys(size), order))
     rand = glibc_rand(j_count + k_count, seed)
     start, end = range_queries(rand[:j_count], size, r_size)
     keys = query_keys(rand[j_count:], size)
