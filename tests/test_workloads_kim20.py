@@ -23,7 +23,7 @@ from golden.workloads.kim20_spmv import random_rows
 from golden.workloads.kim20_sqn import squeezenet_kernels
 from golden.workloads.stats import format_fig1_table, workload_stats
 
-NAMES = ("adi", "cf", "jcb1d", "lud", "ms", "nw", "pf", "shfl", "spmv", "sqn", "stc")
+NAMES = ("adi", "bt", "cf", "jcb1d", "lud", "ms", "nw", "pf", "shfl", "spmv", "sqn", "stc")
 
 
 @pytest.fixture(autouse=True)
@@ -79,6 +79,7 @@ def test_with_resources_requires_every_kernel():
               "shfl_vertical_shfl": 1152}),
     ("jcb1d", {"runJacobiCUDA_kernel1": 0, "runJacobiCUDA_kernel2": 0}),
     ("cf", {"ExecuteFirstLayer": 0, "pooling1": 0}),
+    ("bt", {"findK": 0, "findRangeK": 0}),  # no __shared__ arrays
 ])
 def test_shared_bytes_and_registers(name, shared):
     wl = registry.build(f"kim20/{name}", 0.05, 0)
