@@ -122,6 +122,9 @@ def test_bad_input():
         model().run(trace((0, 3, A)))
     with pytest.raises(InputError, match="unknown stream 11"):
         model().run(trace((11, R, A)))
+    with pytest.raises(InputError, match="trace row 1: stream cpu2 but the model has 1 CPU core"):
+        model().run(trace((0, R, A), (2, R, A)))
+    model(private=False).run(trace((2, R, A)))  # a replayed LLC trace may name any core
     with pytest.raises(InputError, match="LLC_TRACE_DTYPE"):
         model().run(np.zeros(3, np.int64))
     with pytest.raises(InputError, match="unknown stream 'colour'"):

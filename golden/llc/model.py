@@ -310,9 +310,16 @@ class LLCModel:
         Raises
         ------
         InputError
-            For a wrong dtype, an op other than 1 and 2, or an unknown stream.
+            For a wrong dtype, an op other than 1 and 2, an unknown stream, or
+            (with the private caches) a CPU stream of a core the model lacks.
         """
         check_trace(trace)
+        if self.private and trace.size:
+            bad = (trace["stream"] >= self.cores) & (trace["stream"] < MAX_CORES)
+            if bad.any():
+                j = int(np.argmax(bad))
+                name = STREAM_NAMES[trace["stream"][j]]
+                raise InputError(f"trace row {j}: stream {name} but the model has {self.cores} CPU core(s)")
         trace = np.ascontiguousarray(trace)
         rec = np.zeros(3 * trace.size if record else 0, LLC_TRACE_DTYPE)
         cores = self.cores if self.private else 0
