@@ -40,10 +40,12 @@ read miss would break inclusion; the driver counts such events
 
 from __future__ import annotations
 
+import warnings
 from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from golden.cache.engine import (
     BYPASSED,
@@ -324,14 +326,21 @@ class LLCModel:
         rec = np.zeros(3 * trace.size if record else 0, LLC_TRACE_DTYPE)
         cores = self.cores if self.private else 0
         level = self.state.levels[0]
-        t = _LOOPS[self.hooks is not None](self.state.buf, self.hooks, level.tag.reshape(-1), self._ip,
-                                           self.cfg.assoc, trace, self._rows, self.llc_accesses, cores,
-                                           self.stream_counters, self.private_counters, self._l1, self._l2,
-                                           rec)
+        with warnings.catch_warnings():
+            # Hooks are passed as first-class functions, as engine.run passes them; numba warns
+            # about the feature when it compiles the driver for a policy.
+            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+            t = self._run_loop(level, cores, trace, rec)
         made = t - self.llc_accesses
         self.llc_accesses = t
         self._rows += trace.size
         return rec[:made].copy() if record else None
+
+    def _run_loop(self, level, cores: int, trace: np.ndarray, rec: np.ndarray) -> int:
+        return _LOOPS[self.hooks is not None](self.state.buf, self.hooks, level.tag.reshape(-1), self._ip,
+                                              self.cfg.assoc, trace, self._rows, self.llc_accesses, cores,
+                                              self.stream_counters, self.private_counters, self._l1, self._l2,
+                                              rec)
 
     def stats(self) -> dict:
         """``{"llc": engine counters, "streams": {name: STREAM_COUNTERS}, "cores": [PRIVATE_COUNTERS], ...}``.
