@@ -229,3 +229,18 @@ def test_errors():
     for name in ("drp16-baseline", "drp16-nru", "drp16-drrip", "drp16-tadrrip", "drp16-ship-mem",
                  "drp16-ship-hybrid"):
         LLCModel(4, get_policy(name))
+
+
+def test_brrip_default_epsilon_is_one_in_32():
+    # One way per set: every read miss in set 0 (DRRIP's BRRIP leader) replaces the line, so the
+    # RRPV after each fill is that fill's insertion: 3, except every 32nd BRRIP insertion at 2.
+    p = get_policy("drp16-drrip", region=8, leaders=1)
+    m = LLCModel(4, p, llc=llc(8, 1), private=False)
+    seen = []
+    for k in range(64):
+        t = np.zeros(1, LLC_TRACE_DTYPE)
+        t[0] = (TEXTURE, R, 0, 8 * (k + 1))
+        m.run(t)
+        seen.append(int(p.llc.rrpv[0, 0]))
+    assert [k for k, r in enumerate(seen) if r == 2] == [31, 63]
+    assert set(seen) == {2, 3}
