@@ -90,6 +90,9 @@ __all__ = [
     "LevelState",
     "run",
     "run_loads",
+    "buffer_pointer",
+    "engine_hooks",
+    "step_function",
 ]
 
 LOAD, STORE, ATOMIC = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC)
@@ -495,6 +498,10 @@ def _run(buf, h1, h2, h3, acc, t0, out):
     _loop(_ptr(buf), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), acc, t0, out)
 
 
+def _step(buf, h1, h2, h3, a):
+    return _access_first(buf, _params(buf, 0), h1, h2, h3, 0, a, np.int64(0))[0]
+
+
 def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
     """Compile ``_access``, its inlined first-level copy, ``_loop`` and ``_run`` as one family.
 
@@ -514,7 +521,8 @@ def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
     names["_access_first"] = nb.njit(inline="always", **opts)(copy(_access)) if cache else names["_access"]
     names["_loop"] = nb.njit(**opts)(copy(_loop))
     names["_run"] = nb.njit(**opts)(copy(_run))
-    return pytypes.SimpleNamespace(run=names["_run"])
+    names["_step"] = nb.njit(**opts)(copy(_step))
+    return pytypes.SimpleNamespace(run=names["_run"], step=names["_step"])
 
 
 # Hooks reach the engine as first-class functions, which numba labels experimental on every
@@ -551,6 +559,33 @@ def run(state: EngineState, hooks: list, accesses: np.ndarray, t0: int) -> np.nd
     out = np.empty(accesses.size, np.uint8)
     family.run(state.buf, h[0], h[1], h[2], accesses, np.int64(t0), out)
     return out
+
+
+#: ``buffer_pointer(buf)`` (compiled): the raw pointer an :class:`EngineState` buffer is run through.
+buffer_pointer = _ptr
+#: ``engine_hooks(h)`` (compiled): a ``LevelHooks`` (or None) as ``step`` takes it.
+engine_hooks = _engine_hooks
+
+
+def step_function(hooked: bool):
+    """The compiled one-request entry of the engine, for drivers written in numba.
+
+    ``step(ptr, h1, h2, h3, a) -> served`` performs one demand access ``a``
+    (an :data:`~golden.cache.hooks.Access` whose ``c`` is the first-level
+    instance) exactly as :func:`run` does for one row, and returns its
+    outcome code. ``ptr`` is ``buffer_pointer(state.buf)`` and each ``hK``
+    is ``engine_hooks(level hooks or None)``, both taken inside the caller's
+    compiled code; the caller keeps ``state`` alive. A driver that must act
+    between accesses (``golden.llc``: private caches, back-invalidation)
+    calls this in its own loop.
+
+    Parameters
+    ----------
+    hooked : bool
+        True for hierarchies with policy hooks (the in-memory family), False
+        when every level is the baseline (the disk-cached family).
+    """
+    return (_HOOKED if hooked else _CACHED).step
 
 
 _choose_victim_inline = nb.njit(nogil=True, inline="always")(choose_victim.py_func)
