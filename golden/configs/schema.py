@@ -46,7 +46,7 @@ SCHEDULERS = ("lrr", "gto", "oldest")
 
 #: Inclusive (low, high) of each integer field of a cache level.
 CACHE_LIMITS = {
-    "size": (1, 1 << 32), "assoc": (1, 4096), "line_size": (4, 1 << 16), "sector_size": (0, 1 << 16),
+    "size": (1, 1 << 32), "assoc": (1, 1 << 16), "line_size": (4, 1 << 16), "sector_size": (0, 1 << 16),
     "smod_shift": (0, 32), "xor_slices": (0, 1 << 24), "tag_latency": (0, 1 << 20),
     "data_latency": (0, 1 << 20), "hit_latency": (0, 1 << 20), "banks": (1, 1024), "ports": (1, 1024),
     "mshrs": (0, 1 << 20), "mshr_merges": (0, 1 << 20), "miss_queue": (0, 1 << 20),
