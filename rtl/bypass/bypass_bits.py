@@ -7,6 +7,7 @@ from amaranth.lib import memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
+from rtl.common.signature import ParamSignature
 from rtl.common.stage import register_bundle
 
 __all__ = ["BypassBits", "BitRequest", "LineFill", "BitResponse"]
@@ -19,14 +20,14 @@ def _check_geometry(sets: object, ways: object) -> None:
         raise ValueError(f"Ways must be positive, not {ways}")
 
 
-class _LineSignature(wiring.Signature):
+class _LineSignature(ParamSignature):
     """An L2 line (set, way) with a valid bit, from the requester's side; ``extra`` members added."""
 
     def __init__(self, sets: int, ways: int, extra: dict) -> None:
         _check_geometry(sets, ways)
         self._sets, self._ways = sets, ways
         super().__init__({"valid": Out(1), "set": Out(max(1, ceil_log2(sets))),
-                          "way": Out(max(1, ceil_log2(ways))), **extra})
+                          "way": Out(max(1, ceil_log2(ways))), **extra}, sets=sets, ways=ways)
 
     @property
     def sets(self) -> int:
@@ -35,12 +36,6 @@ class _LineSignature(wiring.Signature):
     @property
     def ways(self) -> int:
         return self._ways
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and (self.sets, self.ways) == (other.sets, other.ways)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(sets={self.sets}, ways={self.ways})"
 
 
 class BitRequest(_LineSignature):
@@ -81,7 +76,7 @@ class LineFill(_LineSignature):
         super().__init__(sets, ways, {})
 
 
-class BitResponse(wiring.Signature):
+class BitResponse(ParamSignature):
     """The bypassBit returned with the data, from the store's side.
 
     Members
@@ -94,12 +89,6 @@ class BitResponse(wiring.Signature):
 
     def __init__(self) -> None:
         super().__init__({"valid": Out(1), "bit": Out(1)})
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other)
-
-    def __repr__(self) -> str:
-        return "BitResponse()"
 
 
 class BypassBits(wiring.Component):

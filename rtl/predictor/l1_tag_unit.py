@@ -8,6 +8,7 @@ from amaranth.lib.wiring import In, Out, connect
 from amaranth.utils import exact_log2
 
 from rtl.common.pc_hash import PC_WIDTH, pc_hash
+from rtl.common.signature import ParamSignature
 from rtl.predictor.prediction_table import CounterUpdate, LookupRequest, PredictionTable
 
 __all__ = ["L1TagUnit", "L1Request", "L1Lookup", "L2Response", "L1Fill"]
@@ -24,7 +25,7 @@ def _way_bits(ways: int) -> int:
     return max(1, exact_log2(ways))
 
 
-class L1Request(wiring.Signature):
+class L1Request(ParamSignature):
     """A request to the L1 tag unit, from the requester's side (valid/ready).
 
     Parameters
@@ -51,20 +52,14 @@ class L1Request(wiring.Signature):
             raise ValueError(f"Line address width must be 1 to 62 bits, not {line_bits}")
         self._line_bits = line_bits
         super().__init__({"valid": Out(1), "line": Out(line_bits), "pc": Out(PC_WIDTH), "store": Out(1),
-                          "ready": In(1)})
+                          "ready": In(1)}, line_bits=line_bits)
 
     @property
     def line_bits(self) -> int:
         return self._line_bits
 
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.line_bits == other.line_bits
 
-    def __repr__(self) -> str:
-        return f"L1Request(line_bits={self.line_bits})"
-
-
-class L1Lookup(wiring.Signature):
+class L1Lookup(ParamSignature):
     """The tag lookup of a request, from the unit's side.
 
     Parameters
@@ -85,20 +80,15 @@ class L1Lookup(wiring.Signature):
     def __init__(self, *, ways: int) -> None:
         _check_ways(ways)
         self._ways = ways
-        super().__init__({"valid": Out(1), "hit": Out(1), "way": Out(_way_bits(ways)), "predict": Out(1)})
+        super().__init__({"valid": Out(1), "hit": Out(1), "way": Out(_way_bits(ways)), "predict": Out(1)},
+                         ways=ways)
 
     @property
     def ways(self) -> int:
         return self._ways
 
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.ways == other.ways
 
-    def __repr__(self) -> str:
-        return f"L1Lookup(ways={self.ways})"
-
-
-class L2Response(wiring.Signature):
+class L2Response(ParamSignature):
     """The L2's response to the waiting load miss, from the L2's side.
 
     Members
@@ -112,14 +102,8 @@ class L2Response(wiring.Signature):
     def __init__(self) -> None:
         super().__init__({"valid": Out(1), "bit": Out(1)})
 
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other)
 
-    def __repr__(self) -> str:
-        return "L2Response()"
-
-
-class L1Fill(wiring.Signature):
+class L1Fill(ParamSignature):
     """How a load miss resolves, from the unit's side.
 
     Parameters
@@ -140,17 +124,11 @@ class L1Fill(wiring.Signature):
     def __init__(self, *, ways: int) -> None:
         _check_ways(ways)
         self._ways = ways
-        super().__init__({"valid": Out(1), "install": Out(1), "way": Out(_way_bits(ways))})
+        super().__init__({"valid": Out(1), "install": Out(1), "way": Out(_way_bits(ways))}, ways=ways)
 
     @property
     def ways(self) -> int:
         return self._ways
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.ways == other.ways
-
-    def __repr__(self) -> str:
-        return f"L1Fill(ways={self.ways})"
 
 
 class L1TagUnit(wiring.Component):

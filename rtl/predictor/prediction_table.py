@@ -13,6 +13,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import exact_log2
 
 from rtl.common.saturating import sat_dec, sat_inc
+from rtl.common.signature import ParamSignature
 from rtl.common.stage import register_bundle
 
 __all__ = ["PredictionTable", "LookupRequest", "LookupResponse", "CounterUpdate"]
@@ -28,7 +29,7 @@ def _check_width(width: object) -> None:
         raise ValueError(f"Counter width must be 1 to 8 bits, not {width}")
 
 
-class LookupRequest(wiring.Signature):
+class LookupRequest(ParamSignature):
     """A table lookup, from the requester's side.
 
     Parameters
@@ -47,20 +48,14 @@ class LookupRequest(wiring.Signature):
     def __init__(self, *, entries: int) -> None:
         _check_entries(entries)
         self._entries = entries
-        super().__init__({"valid": Out(1), "idx": Out(exact_log2(entries))})
+        super().__init__({"valid": Out(1), "idx": Out(exact_log2(entries))}, entries=entries)
 
     @property
     def entries(self) -> int:
         return self._entries
 
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.entries == other.entries
 
-    def __repr__(self) -> str:
-        return f"LookupRequest(entries={self.entries})"
-
-
-class LookupResponse(wiring.Signature):
+class LookupResponse(ParamSignature):
     """A table lookup's result, from the table's side.
 
     Parameters
@@ -81,20 +76,14 @@ class LookupResponse(wiring.Signature):
     def __init__(self, *, width: int) -> None:
         _check_width(width)
         self._width = width
-        super().__init__({"valid": Out(1), "count": Out(width), "bypass": Out(1)})
+        super().__init__({"valid": Out(1), "count": Out(width), "bypass": Out(1)}, width=width)
 
     @property
     def width(self) -> int:
         return self._width
 
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.width == other.width
 
-    def __repr__(self) -> str:
-        return f"LookupResponse(width={self.width})"
-
-
-class CounterUpdate(wiring.Signature):
+class CounterUpdate(ParamSignature):
     """A saturating increment or decrement of one counter, from the requester's side.
 
     The table has two ports of this signature, ``s1_inc`` and ``s1_dec``.
@@ -115,17 +104,11 @@ class CounterUpdate(wiring.Signature):
     def __init__(self, *, entries: int) -> None:
         _check_entries(entries)
         self._entries = entries
-        super().__init__({"en": Out(1), "idx": Out(exact_log2(entries))})
+        super().__init__({"en": Out(1), "idx": Out(exact_log2(entries))}, entries=entries)
 
     @property
     def entries(self) -> int:
         return self._entries
-
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and self.entries == other.entries
-
-    def __repr__(self) -> str:
-        return f"CounterUpdate(entries={self.entries})"
 
 
 class PredictionTable(wiring.Component):
