@@ -24,9 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from golden.trace.model import Workload
-from golden.workloads._common import DeviceMemory, register_workload, scaled
+from golden.workloads._common import register_workload, scaled
 from golden.workloads._kim20 import SUITE, paper_figures, with_resources
-from golden.workloads.tian15_spmv import NORMAL_STDDEV, csr_kernel
+from golden.workloads.tian15_spmv import NORMAL_STDDEV, csr_arrays, csr_kernel
 
 __all__ = ["build", "random_rows", "SIZE", "MEAN_NNZ", "REGS"]
 
@@ -84,14 +84,7 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     n = scaled(SIZE, scale, multiple=256)
     ap, aj = random_rows(n, MEAN_NNZ, NORMAL_STDDEV, seed)
     nnz = int(ap[-1])
-    mem = DeviceMemory()
-    base = {
-        "Ap": mem.alloc("Ap", 4 * (n + 1)),
-        "Aj": mem.alloc("Aj", 4 * max(nnz, 1)),
-        "Ax": mem.alloc("Ax", 4 * max(nnz, 1)),
-        "x": mem.alloc("x", 4 * n),
-        "y": mem.alloc("y", 4 * n),
-    }
+    mem, base = csr_arrays(n, nnz)
     return Workload(name="kim20/spmv", kernels=with_resources([csr_kernel(n, ap, aj, base)], REGS),
                     params={"n": n, "nnz": nnz, "mean_nnz": MEAN_NNZ,
                             "normal_stddev": NORMAL_STDDEV, "arrays": mem.sizes()},

@@ -21,7 +21,8 @@ from golden.trace.builder import KernelBuilder
 from golden.trace.model import KernelTrace, Workload
 from golden.workloads._common import DeviceMemory, PCs, register_workload, scaled
 
-__all__ = ["build", "csr_kernel", "random_csr", "SIZE", "DENSITY_PPM", "NORMAL_STDDEV", "MAX_WG_SIZE"]
+__all__ = ["build", "csr_kernel", "csr_arrays", "random_csr", "SIZE", "DENSITY_PPM", "NORMAL_STDDEV",
+           "MAX_WG_SIZE"]
 
 #: Matrix order at scale 1.0 (tian15 Table 2: 256x256).
 SIZE = 256
@@ -99,14 +100,7 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
     n = scaled(SIZE, scale, multiple=32)
     ap, aj = random_csr(n, DENSITY_PPM, NORMAL_STDDEV, seed)
     nnz = int(ap[-1])
-    mem = DeviceMemory()
-    base = {
-        "Ap": mem.alloc("Ap", 4 * (n + 1)),
-        "Aj": mem.alloc("Aj", 4 * max(nnz, 1)),
-        "Ax": mem.alloc("Ax", 4 * max(nnz, 1)),
-        "x": mem.alloc("x", 4 * n),
-        "y": mem.alloc("y", 4 * n),
-    }
+    mem, base = csr_arrays(n, nnz)
     return Workload(
         name="tian15/spmv",
         kernels=[csr_kernel(n, ap, aj, base)],
@@ -114,6 +108,22 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
                 "arrays": dict(mem.arrays)},
         source=_SOURCE,
     )
+
+
+def csr_arrays(n: int, nnz: int) -> tuple[DeviceMemory, dict[str, int]]:
+    """The CSR kernel's device arrays for an ``n``-row matrix with ``nnz`` non-zeros.
+
+    Returns the allocator and the base address of ``Ap``, ``Aj``, ``Ax``, ``x``
+    and ``y``, allocated in the host program's order.
+    """
+    mem = DeviceMemory()
+    return mem, {
+        "Ap": mem.alloc("Ap", 4 * (n + 1)),
+        "Aj": mem.alloc("Aj", 4 * max(nnz, 1)),
+        "Ax": mem.alloc("Ax", 4 * max(nnz, 1)),
+        "x": mem.alloc("x", 4 * n),
+        "y": mem.alloc("y", 4 * n),
+    }
 
 
 def _work_group_size(global_size: int) -> int:
