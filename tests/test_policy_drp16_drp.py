@@ -378,6 +378,10 @@ def test_determinism_and_reset(name):
         m.run(t)
         runs.append((m.stats(), p.stats()))
     assert runs[0] == runs[1] and any(runs[0][1].values())
+    # Through the private caches: no CPU read miss bypassed (inclusion), CPU writes all hit.
+    cores = runs[0][0]["cores"]
+    assert sum(c["back_invalidations"] for c in cores) > 0 and all(c["cpu_bypasses"] == 0 for c in cores)
+    assert all(runs[0][0]["streams"][f"cpu{k}"]["write_misses"] == 0 for k in range(2))
     p.reset()
     assert not any(p.stats().values())
     m = LLCModel(2, p, llc=cfg)  # a new attachment after reset: the same run again
