@@ -84,10 +84,11 @@ RripState.__doc__ = """The LLC state of the drp16 RRIP-family policies (``S`` se
 Parameters (int64): ``mode`` (:data:`MODES` index), ``region`` and
 ``leaders`` (set dueling), ``psel_max`` (``2^bits - 1``), ``depth_duel``
 (the depth-write duel's number), ``brrip_period`` (BRRIP inserts at 2 once
-per this many insertions), ``oracle`` (1: Baseline+Bypass). Arrays: ``lead``: ``int16[S]`` the group set ``s``
-leads (``2 d`` for duel ``d``'s A, ``2 d + 1`` for its B, -1 none: :func:`leader_table`);
-``rrpv``, ``valid``: ``uint8[S, W]`` (NRU keeps its bit in ``rrpv``);
-``psel``: ``int64[8]``; ``brrip_count``: ``int64[1]``; ``table``:
+per this many insertions), ``oracle`` (1: Baseline+Bypass). Arrays:
+``lead``: ``int16[S]`` the group set ``s`` leads (``2 d`` for duel ``d``'s
+A, ``2 d + 1`` for its B, -1 none: :func:`leader_table`); ``rrpv``,
+``valid``: ``uint8[S, W]`` (NRU keeps its bit in ``rrpv``); ``psel``:
+``int64[max(8, duels)]``; ``brrip_count``: ``int64[1]``; ``table``:
 ``uint8[16K]`` SHiP counters; ``sig``: ``uint16[S, W]`` the line's SHiP
 signature; ``reused``: ``uint8[S, W]`` the line was read-hit since its
 fill; ``next_use``: ``int64[N]`` the next LLC access to the same line after
