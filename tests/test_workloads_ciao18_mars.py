@@ -202,11 +202,14 @@ def test_kmn_map_counts():
     total = int(mapper.memory_mask().sum())
     assert total == 5 + 1 + 8 + 6 + 144 + 2 + 3 + 2 * 48 + 7
     assert wl.params["mapreduce_calls"] >= 2
+    # Points, cluster ids, 24 centres, the flag; 24 + 24 + 16 bytes of records a point.
+    assert wl.params["input_bytes"] == 32 * (12 + 4) + 24 * 3 * 4 + 4 + 32 * 64
 
 
 def test_ss_map_coalescing():
     wl = registry.build("ciao18/ss", 16 / 1024, 0, use_cache=False)
     assert wl.params["records"] == 120  # 16 documents: 16 * 15 / 2 pairs
+    assert wl.params["input_bytes"] == 16 * 256 * 4 + 120 * (8 + 16 + 16)
     mapper = next(k for k in wl.kernels if k.name == "Mapper")
     rows, _, _ = coalesce(mapper, 128)
     per_row = np.bincount(rows, minlength=len(mapper.insts))
@@ -229,6 +232,7 @@ def test_pvc_log_and_hash_loop():
     names = [k.name for k in wl.kernels]
     assert names.count("Mapper") == 2 and names.count("Reducer") == 1
     assert wl.params["entries_reduced"] == 64  # no two entries alike
+    assert wl.params["input_bytes"] == wl.params["file_bytes"] + 1 + 64 * (16 + 8 + 16)
     m0 = wl.kernels[names.index("Mapper")]
     one_byte = (m0.insts["width"] == 1) & (m0.insts["op"] == Op.LOAD)
     # hash_func walks each entry (its size counts the newline turned '\0'): rows per warp are
