@@ -137,11 +137,12 @@ class Emitter:
         t = self.tid
         ks, vs = self._sizes(key_size, val_size)
         if self.counting:
+            rows = []
             for name, label in (("interKeysSizePerTask", "keys"), ("interValsSizePerTask", "vals"),
-                                ("interCountPerTask", "count")):
-                kb.load(self._pc(f"ld_{label}"), a[name] + 4 * t, active=active)
-                kb.compute(1, active=active)
-                kb.store(self._pc(f"st_{label}"), a[name] + 4 * t, active=active)
+                                ("interCountPerTask", "count")):  # counter[index] += ...
+                rows += [(Op.LOAD, self._pc(f"ld_{label}"), a[name] + 4 * t, 4, _GL, 0),
+                         (Op.STORE, self._pc(f"st_{label}"), a[name] + 4 * t, 4, _GL, 1)]
+            sequence(kb, rows, active)
             self.count += active
             self.key_bytes += np.where(active, ks, 0)
             self.val_bytes += np.where(active, vs, 0)
@@ -153,9 +154,10 @@ class Emitter:
             kb.load(self._pc("ld_psValSizes"), a["psValSizes"] + 4 * t, active=active)
             kb.load(self._pc("ld_kvo_y"), a["keyValOffsets"] + 8 * t + 4, active=active)
         else:
-            kb.load(self._pc("ld_keyValOffsets"), a["keyValOffsets"] + 8 * t, active=active, width=8)
-            kb.load(self._pc("ld_psKeySizes"), a["psKeySizes"] + 4 * t, active=active)
-            kb.load(self._pc("ld_psValSizes"), a["psValSizes"] + 4 * t, active=active)
+            sequence(kb, [(Op.LOAD, self._pc("ld_keyValOffsets"), a["keyValOffsets"] + 8 * t, 8, _GL, 0),
+                          (Op.LOAD, self._pc("ld_psKeySizes"), a["psKeySizes"] + 4 * t, 4, _GL, 0),
+                          (Op.LOAD, self._pc("ld_psValSizes"), a["psValSizes"] + 4 * t, 4, _GL, 0)],
+                     active)
         kb.compute(4, active=active)  # the two destination pointers
         key_dst = a["interKeys"] + self.ps_key + self.key_bytes
         val_dst = a["interVals"] + self.ps_val + self.val_bytes
@@ -176,17 +178,15 @@ class Emitter:
         cur = a["interOffsetSizes"] + 16 * (self.ps_counts + j)
         if self.reduce:
             self._emit_reduce_index(active, cur, j)
-        else:
-            kb.compute(2, active=active)
-            kb.store(self._pc("st_keyValOffsets"), a["keyValOffsets"] + 8 * t, active=active, width=8)
-            kb.load(self._pc("ld_curIndex"), a["curIndex"] + 4 * t, active=active)
-            kb.load(self._pc("ld_psCounts"), a["psCounts"] + 4 * t, active=active)
-            kb.load(self._pc("ld_offsets_cur"), cur, active=active, width=16)
-            kb.load(self._pc("ld_offsets_prev"), cur - 16, active=active, width=16)
-            kb.compute(6, active=active)  # if (l_curIndex != 0): two sums; the sizes
-            kb.store(self._pc("st_offsets_cur"), cur, active=active, width=16)
-            kb.compute(1, active=active)
-            kb.store(self._pc("st_curIndex"), a["curIndex"] + 4 * t, active=active)
+        else:  # (gaps: the offsets' sums; if (l_curIndex != 0): two sums and the sizes; ++)
+            sequence(kb, [
+                (Op.STORE, self._pc("st_keyValOffsets"), a["keyValOffsets"] + 8 * t, 8, _GL, 2),
+                (Op.LOAD, self._pc("ld_curIndex"), a["curIndex"] + 4 * t, 4, _GL, 0),
+                (Op.LOAD, self._pc("ld_psCounts"), a["psCounts"] + 4 * t, 4, _GL, 0),
+                (Op.LOAD, self._pc("ld_offsets_cur"), cur, 16, _GL, 0),
+                (Op.LOAD, self._pc("ld_offsets_prev"), cur - 16, 16, _GL, 0),
+                (Op.STORE, self._pc("st_offsets_cur"), cur, 16, _GL, 6),
+                (Op.STORE, self._pc("st_curIndex"), a["curIndex"] + 4 * t, 4, _GL, 1)], active)
         rec = (self.ps_counts + j)[active]
         self.log.append((rec, (np.zeros(len(rec), np.int64) if tag is None else tag[active]),
                          ks[active], vs[active]))

@@ -145,14 +145,13 @@ def trips_of(buf: bytes, offset: int, size: int) -> list[tuple[int, int, int]]:
 class _Trips:
     """Every record's trips as ``[record, trip]`` arrays (kind -1 past the end)."""
 
-    def __init__(self, per_record: list[list[tuple[int, int, int]]]) -> None:
+    def __init__(self, per_record: list[np.ndarray]) -> None:
         depth = max(len(t) for t in per_record)
         self.kind = np.full((len(per_record), depth), -1, np.int8)
         self.j = np.zeros((len(per_record), depth), np.int64)
         self.n = np.zeros((len(per_record), depth), np.int64)
-        for r, t in enumerate(per_record):
-            if t:
-                self.kind[r, :len(t)], self.j[r, :len(t)], self.n[r, :len(t)] = zip(*t, strict=True)
+        for r, t in enumerate(per_record):  # t: int64[trips, 3], shared by alike records
+            self.kind[r, :len(t)], self.j[r, :len(t)], self.n[r, :len(t)] = t[:, 0], t[:, 1], t[:, 2]
 
 
 def _map_fn(phase: MapPhase, trips: _Trips, base: np.ndarray, url_of: dict, hashes: np.ndarray):
@@ -225,15 +224,15 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
             # Records starting at the same place in the page (and of the same size) walk alike.
             key = (f, off % len(page), size, off + size >= len(data))
             if key not in cache:
-                cache[key] = trips_of(data, off, size)
-            t = cache[key]
+                t = np.array(trips_of(data, off, size), np.int64).reshape(-1, 3)
+                cache[key] = (t, t[t[:, 0] == LINK])
+            t, links = cache[key]
             r = len(records)
-            for kind, j, n in t:
-                if kind == LINK:
-                    u = data[off + j:off + j + n]
-                    url_of[(r, j)] = len(occ_url)
-                    occ_url.append(urls.setdefault(u, len(urls)))
-                    occ_addr.append(d + off + j)
+            for _, j, n in links.tolist():
+                u = data[off + j:off + j + n]
+                url_of[(r, j)] = len(occ_url)
+                occ_url.append(urls.setdefault(u, len(urls)))
+                occ_addr.append(d + off + j)
             records.append((f, off, size))
             per_record.append(t)
             base.append(d + off)
