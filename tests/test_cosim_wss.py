@@ -36,9 +36,11 @@ def frame_stream(n, seed=0, cores=4):
     g = rng.choice([COLOR, DEPTH, TEXTURE, DYNTEX, SHADER, BLITTER, OTHER], n,
                    p=[.2, .15, .3, .15, .1, .05, .05])
     fb = rng.integers(0, 16384, n)
-    gline = np.select([g == TEXTURE, g == SHADER, g == OTHER], [(1 << 30) + rng.integers(0, 65536, n),
-                                                              (2 << 30) + fb % 4096, (3 << 30) + fb],
-                      (4 << 30) + fb)  # colour, depth, dyntex and blits share the frame buffer
+    # Colour, depth, blits and dynamic texture share the frame buffer; the texture sampler reads back
+    # its first 2048 lines.
+    gline = np.select([g == TEXTURE, g == SHADER, g == OTHER, g == DYNTEX],
+                      [(1 << 30) + rng.integers(0, 65536, n), (2 << 30) + fb % 4096, (3 << 30) + fb,
+                       (4 << 30) + fb % 2048], (4 << 30) + fb)
     t["stream"] = np.where(cpu, core, g)
     t["line"] = np.where(cpu, cpu_line, gline)
     gwrite = np.isin(g, [COLOR, DEPTH, BLITTER]) & (rng.random(n) < 0.6)
@@ -55,12 +57,13 @@ def trace():
 def test_llc_run_log_covers_the_protocol(trace):
     p = get_policy("drp16-wss", log_sm=0, log_capacity=3 << 14, **SMALL_WSS)
     tx, stats = record_llc_transactions(trace, 4, p, chunk=1 << 14)
+    tx = tx["wss"]
     assert len(tx) == stats["llc"]["read_hits"] + stats["llc"]["read_misses"] + stats["llc"]["write_hits"] \
         + stats["llc"]["write_misses"]
     assert (np.bincount(tx["reuse"], minlength=3) > 0).all() and tx["epoch"].sum() >= 3
     assert tx["dt_reused"].max() > 0 and set(np.unique(tx["stream"])) >= {0, 3, COLOR, DYNTEX}
     spec = get_unit("wss")
-    log = unit_log(spec, spec.model(None, p), tx, "frame stream")
+    log = unit_log(spec, spec.model(None, p), {"wss": tx}, "frame stream")
     assert (log["exp_s1_acc__ready"] == 0).sum() == tx["epoch"].sum() * (1 + SMALL_WSS["sets"])
 
 

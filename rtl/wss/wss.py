@@ -295,7 +295,9 @@ class Wss(wiring.Component):
         m.d.comb += [new_b.v.eq(1), new_b.w.eq(s2_write), new_b.sid.eq(s2_stream),
                      new_b.r.eq(read & b.v & Mux(dyn, b.sid == DYNTEX, b.r))]
         new = Signal(entry)
-        m.d.comb += [new.valid.eq(1), new.tag.eq(tag), new.blocks.eq(blocks_in)]
+        # valid from ``present`` (1 whenever the entry is written), not a constant: Icarus never runs an
+        # ``always @*`` block that only assigns a constant, which left the bit x.
+        m.d.comb += [new.valid.eq(present), new.tag.eq(tag), new.blocks.eq(blocks_in)]
         with m.If(s2_line[:STRIDE_BITS] == 0):
             m.d.comb += new.blocks[m_idx].eq(new_b)
 
