@@ -87,7 +87,7 @@ class TestSignatures:
         ({"sets": 100}, "sets: must be a power of 2 up to 8192, not 100"),
         ({"ways": 3}, "ways: must be a power of 2 up to 64, not 3"),
         ({"min_entries": -1}, "min_entries: must be an integer from 0 to 2048, not -1"),
-        ({"epoch": 0}, "epoch: must be an integer from 1 to 16777216, not 0"),
+        ({"epoch": 0}, "epoch: must be an integer from 1 to 1099511627776, not 0"),
         ({"rng_init": 0}, "rng_init: must be an integer from 1 to"),
     ])
     def test_wrong(self, kw, msg):

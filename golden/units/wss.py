@@ -144,14 +144,14 @@ def check_wss_params(sets: object, ways: object, min_entries: object, epoch: obj
 
     ``sets`` and ``ways`` are powers of 2 (sets 2 to 2^13, ways 1 to 64, so
     the 42-bit line leaves a tag), ``min_entries`` 0 to ``sets * ways``,
-    ``epoch`` 1 to 2^24 reads, ``counter_bits`` 2 to 32.
+    ``epoch`` 1 to 2^40 reads, ``counter_bits`` 2 to 32.
     """
     for name, v, hi in (("sets", sets, 1 << 13), ("ways", ways, 64)):
         if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= hi or v & (v - 1):
             raise ValueError(f"{name}: must be a power of 2 up to {hi}, not {v!r}")
     if sets < 2:
         raise ValueError(f"sets: must be at least 2, not {sets}")
-    checks = (("min_entries", min_entries, 0, sets * ways), ("epoch", epoch, 1, 1 << 24),
+    checks = (("min_entries", min_entries, 0, sets * ways), ("epoch", epoch, 1, 1 << 40),
               ("counter_bits", counter_bits, 2, 32))
     for name, v, lo, hi in checks:
         if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:

@@ -36,7 +36,7 @@ def _check(sets: object, ways: object, min_entries: object, epoch: object, count
             raise ValueError(f"{name}: must be a power of 2 up to {hi}, not {v!r}")
     if sets < 2:
         raise ValueError(f"sets: must be at least 2, not {sets}")
-    for name, v, lo, hi in (("min_entries", min_entries, 0, sets * ways), ("epoch", epoch, 1, 1 << 24),
+    for name, v, lo, hi in (("min_entries", min_entries, 0, sets * ways), ("epoch", epoch, 1, 1 << 40),
                             ("counter_bits", counter_bits, 2, 32), ("rng_init", rng_init, 1, (1 << 64) - 1)):
         if not isinstance(v, int) or not lo <= v <= hi:
             raise ValueError(f"{name}: must be an integer from {lo} to {hi}, not {v!r}")
