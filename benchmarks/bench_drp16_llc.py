@@ -10,7 +10,7 @@ replayed for OPT, OPT+Bypass and Baseline+Bypass, as drp16 runs them. One
 warm-up run on 10 000 rows compiles each policy first; the timed run is the
 whole stream on a fresh model. Prints wall-clock LLC accesses per second.
 
-Run: ``PYTHONPATH=. python benchmarks/bench_drp16_llc.py [rows]``
+Run: ``PYTHONPATH=. python benchmarks/bench_drp16_llc.py [rows [policy ...]]``
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from golden.llc.streams import BLITTER, COLOR, DEPTH, OTHER, SHADER, TEXTURE
 from golden.policies import get_policy
 
 ONLINE = ("baseline", "drp16-baseline", "drp16-nru", "drp16-drrip", "drp16-tadrrip", "drp16-ship-mem",
-          "drp16-ship-hybrid")
+          "drp16-ship-hybrid", "drp16-helm", "drp16-drp-rm", "drp16-drp-rm-rh", "drp16-drp")
 OFFLINE = ("drp16-opt", "drp16-opt-bypass", "drp16-baseline-bypass")
 
 
@@ -50,11 +50,12 @@ def synthetic(n: int, seed: int = 1) -> np.ndarray:
     return t
 
 
-def main(n: int = 3_000_000) -> None:
+def main(n: int = 3_000_000, names: tuple[str, ...] = ONLINE + OFFLINE) -> None:
+    """Run each policy of ``names`` (offline ones need ``drp16-baseline`` before them) on ``n`` rows."""
     trace = synthetic(n)
     recorded = None
     print(f"{n} rows; LLC accesses per second (wall clock), LLC read misses")
-    for name in ONLINE + OFFLINE:
+    for name in names:
         offline = name in OFFLINE
         rows = recorded if offline else trace
         warm = get_policy(name)
@@ -76,4 +77,4 @@ def main(n: int = 3_000_000) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3_000_000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3_000_000, tuple(sys.argv[2:]) or ONLINE + OFFLINE)

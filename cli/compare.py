@@ -42,6 +42,9 @@ def add_parser(sub) -> None:
                    help=f"configurations to run (default all: {', '.join(CONFIGS)})")
     p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
     p.add_argument("--scale", type=scale, default=1.0, help="input size relative to the paper's")
+    p.add_argument("--timing", choices=("none", "cycle"), default="none",
+                   help="none: the interleaver's order, all metrics (default); cycle: the timing model, "
+                        "speedups (Fig. 9) and misses (Fig. 8)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -62,6 +65,8 @@ def compare(args: argparse.Namespace) -> int:
     names = registry.names(args.suite)
     if args.workloads:
         names = [registry.get(w if "/" in w else f"{args.suite}/{w}").key for w in args.workloads]
+    if args.timing == "cycle":
+        return _compare_timed(args, gpu, names)
     t0 = time.perf_counter()
     rows = []
     with progress(len(names), "workloads", "wl", args.progress) as bar:
@@ -97,4 +102,41 @@ def compare(args: argparse.Namespace) -> int:
         write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
                                "config": config_to_dict(gpu), "seconds": seconds, "rows": rows,
                                "average": avg, "paper": PAPER, "storage": storage})
+    return 0
+
+
+_TIMED = (("speedup PC", "speedup_pc-bypass"), ("speedup ctr", "speedup_counter-bypass"),
+          ("speedup 32KB", "speedup_baseline-32KB"), ("miss PC", "misses_norm_pc-bypass"),
+          ("miss ctr", "misses_norm_counter-bypass"), ("miss 32KB", "misses_norm_baseline-32KB"))
+
+
+def _compare_timed(args: argparse.Namespace, gpu, names: list[str]) -> int:
+    """tian15 Figs. 9 and 8 on the timing model: speedups and normalised misses beside the paper."""
+    from golden.experiments.tian15 import PAPER_SPEEDUP, compare_workload_timed, suite_average
+
+    t0 = time.perf_counter()
+    rows = []
+    with progress(len(names), "workloads", "wl", args.progress) as bar:
+        for name in names:
+            rows.append(compare_workload_timed(registry.build(name, args.scale), gpu, tuple(args.configs)))
+            bar.update(1)
+    avg = suite_average(rows)
+    seconds = time.perf_counter() - t0
+    table = []
+    for r in rows:
+        short = r["workload"].split("/")[-1]
+        paper = PAPER_SPEEDUP.get(short)
+        table.append([short] + [_fmt(r.get(k)) for _, k in _TIMED] + [_fmt(paper),
+                     f"{r['timing']['baseline']['ipc']:.3f}"])
+    table.append(["average"] + [_fmt(avg.get(k)) for _, k in _TIMED] + ["-", "-"])
+    print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  timing cycle  "
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s]")
+    print(format_table(["workload"] + [c for c, _ in _TIMED] + ["tian15 Fig. 9 PC", "IPC base"], table))
+    print("speedup = IPC / 16 KB baseline's IPC; miss = L1 load misses sent to the L2 / baseline's "
+          "(MSHR merges are not misses); tian15 Fig. 9: PC-based speedups quoted in Section 5.2, "
+          "and PC-based beats the 32 KB L1 on average")
+    if args.json:
+        write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
+                               "timing": "cycle", "config": config_to_dict(gpu), "seconds": seconds,
+                               "rows": rows, "average": avg, "paper_speedup": PAPER_SPEEDUP})
     return 0

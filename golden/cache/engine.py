@@ -94,6 +94,8 @@ __all__ = [
     "engine_hooks",
     "step_function",
     "family_globals",
+    "PHASES",
+    "ACCESS",
 ]
 
 LOAD, STORE, ATOMIC = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC)
@@ -648,6 +650,12 @@ def step_function(hooked: bool):
         when every level is the baseline (the disk-cached family).
     """
     return (_HOOKED if hooked else _CACHED).step
+
+
+#: The phases (plain Python functions), for compiled code that builds its own copies of them.
+PHASES = _PHASES
+#: ``_access`` as a plain Python function (recursive through the global name ``_access``).
+ACCESS = _access
 
 
 def family_globals(hooked: bool) -> dict:
