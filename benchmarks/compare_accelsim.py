@@ -56,18 +56,20 @@ gpucache's a row-buffer latency per bank; its kernels start after a launch
 latency and its L1 is flushed between kernels (``gpgpu_flush_l1_cache 1``);
 the export appends an ``EXIT`` to each warp whose tail is empty.
 
-**Counting.** On a sectored L1 (kim20) Accel-Sim's coalescer sends one
-request per 32-byte sector (``gpgpu_coalesce_arch`` 61) and
-``L1D_total_cache_accesses`` counts those; gpucache counts one access per
-128-byte line request, with a hit when all its sectors are present. The
-table prints both access counts, and the hit rates as each counts them: for
-fully coalesced requests (4 sectors, all present or all absent) the two
-rates are equal; partial-line requests are where they differ. On the GTX
-480 (not sectored, Fermi coalescing) both count line requests. L2: both
-count requests reaching the L2 (Accel-Sim per sector on both presets).
-Reservation failures: gpucache's is the sum of its MSHR, merge and miss
-queue kinds; Accel-Sim's ``L1D_total_cache_reservation_fails`` counts the
-same three causes.
+**Counting.** Accel-Sim's ``L1D_total_cache_*`` totals leave out loads
+merged into a pending miss and count every store (per sector) as a miss, so
+the table compares global loads only, read from its per-outcome breakdown:
+hits over load requests, merges (``MSHR_HIT``) and sector misses counted as
+requests that do not hit, the same rule as gpucache's ``timing.l1`` counters
+without the stores (``caches.l1`` ``write_hits`` + ``write_misses``). On the
+sectored kim20 L1 Accel-Sim's coalescer (``gpgpu_coalesce_arch`` 61) sends one
+request per 32-byte sector, gpucache one per line: the table prints both
+request counts. On the GTX 480 (Fermi coalescing) both count line requests.
+L2: each side's own total (Accel-Sim per sector; gpucache per line request,
+and its L2 does not track sectors). Reservation failures: gpucache's MSHR,
+merge and miss-queue kinds summed, beside ``L1D_total_cache_reservation_fails``.
+IPC is warp instructions per cycle of the whole GPU on both sides.
+gpucache's timing loop is compiled (numba) on an untimed warm-up run first.
 
 **Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
 and the same ordering of the workloads by IPC; each row and the whole run
@@ -274,7 +276,8 @@ def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
         stats[name] = float(found[-1]) if found else float("nan")
     # Per-outcome L1 counts of global loads (the last printed: totals over all kernels).
     for outcome in LOAD_OUTCOMES:
-        found = re.findall(rf"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[{outcome}\] = (\d+)", p.stdout)
+        key = rf"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[{outcome}\] = (\d+)"
+        found = re.findall(key, p.stdout)
         stats[f"load_{outcome}"] = float(found[-1]) if found else 0.0
     return stats, seconds
 
@@ -297,7 +300,8 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
     our_insts, their_insts = ours["totals"]["instructions"], c["gpgpu_n_tot_w_icount"]
     # Global loads only, merges and sector misses counted as requests that do not hit.
     stores = ours["caches"]["l1"]["write_hits"] + ours["caches"]["l1"]["write_misses"]
-    our_loads, our_load_hits = t["l1"]["accesses"] - stores, t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"]
+    our_loads = t["l1"]["accesses"] - stores
+    our_load_hits = t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"]
     their_loads = sum(c[f"load_{o}"] for o in LOAD_OUTCOMES if o != "RESERVATION_FAIL")
     row = {
         "workload": name,
@@ -322,8 +326,8 @@ def _order(rows: list[dict], side: int) -> list[str]:
     return [r["workload"] for r in sorted(rows, key=lambda r: -r["ipc"][side])]
 
 
-def print_table(rows: list[dict]) -> bool:
-    """Print the side-by-side table and the targets; True when every target is met."""
+def print_header() -> None:
+    """Print the table's two header lines."""
     head = (f"{'workload':<14} {'L1 load hit':>13} {'L1 load reqs':>17} {'L2 hit':>13} {'L1 resfail':>15} "
             f"{'cycles':>17} {'IPC (warp)':>11} {'warp insts':>17} {'wall s':>11} {'warp inst/s':>15} "
             f"{'speed':>6}  target")
@@ -333,14 +337,21 @@ def print_table(rows: list[dict]) -> bool:
              ("ours    A-S", 15))
     print(f"{'':<14} " + " ".join(f"{label:>{width}}" for label, width in pairs))
     print("-" * len(head))
-    for r in rows:
-        (l1o, l1t), (l1ao, l1at), (l2o, l2t) = r["l1"], r["l1_accesses"], r["l2"]
-        (fo, ft), (co, ct), (io, it), (no, nt) = r["resfail"], r["cycles"], r["ipc"], r["insts"]
-        (so, st), (ro, rt) = r["seconds"], r["rate"]
-        print(f"{r['workload']:<14} {l1o:5.1f}% {l1t:5.1f}% {l1ao:>8,} {l1at:>8,.0f} {l2o:5.1f}% {l2t:5.1f}% "
-              f"{fo:>7,} {ft:>7,.0f} {co:>8,} {ct:>8,.0f} {io:5.2f} {it:5.2f} {no:>8,} {nt:>8,.0f} "
-              f"{so:5.1f} {st:5.1f} {ro:>7,.0f} {rt:>7,.0f} {ro / rt:5.1f}x  "
-              f"{'PASS' if r['pass'] else 'FAIL'}")
+
+
+def print_row(r: dict) -> None:
+    """Print one workload's row of the table."""
+    (l1o, l1t), (l1ao, l1at), (l2o, l2t) = r["l1"], r["l1_accesses"], r["l2"]
+    (fo, ft), (co, ct), (io, it), (no, nt) = r["resfail"], r["cycles"], r["ipc"], r["insts"]
+    (so, st), (ro, rt) = r["seconds"], r["rate"]
+    print(f"{r['workload']:<14} {l1o:5.1f}% {l1t:5.1f}% {l1ao:>8,} {l1at:>8,.0f} {l2o:5.1f}% {l2t:5.1f}% "
+          f"{fo:>7,} {ft:>7,.0f} {co:>8,} {ct:>8,.0f} {io:5.2f} {it:5.2f} {no:>8,} {nt:>8,.0f} "
+          f"{so:5.1f} {st:5.1f} {ro:>7,.0f} {rt:>7,.0f} {ro / rt:5.1f}x  "
+          f"{'PASS' if r['pass'] else 'FAIL'}", flush=True)
+
+
+def print_targets(rows: list[dict]) -> bool:
+    """Print the IPC ordering and the overall verdict; True when every target is met."""
     same = _order(rows, 0) == _order(rows, 1)
     print(f"IPC order ours: {' > '.join(_order(rows, 0))}")
     print(f"IPC order A-S:  {' > '.join(_order(rows, 1))}  {'PASS' if same else 'FAIL'}")
@@ -380,12 +391,13 @@ def main() -> int:
     simulate_timed(registry.build(args.workloads[0], args.warm_up_scale), gpu)
     print(f"  gpucache warm-up (compilation) on {args.workloads[0]} at scale {args.warm_up_scale}: "
           f"{time.perf_counter() - t0:.1f} s, not counted below")
+    print_header()
     rows = []
     for name in args.workloads:
         log = args.logs / f"{args.config}-{name.replace('/', '-')}.log" if args.logs else None
         rows.append(compare(name, args.scale, gpu, args.accelsim, files, log))
-        print(f"  done {name}", file=sys.stderr, flush=True)
-    print_table(rows)
+        print_row(rows[-1])
+    print_targets(rows)
     return 0
 
 
