@@ -275,16 +275,17 @@ def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty):
     return _put(buf, q, h1, h2, h3, 1, b, sid, base, v, dirty)
 
 
-def _l2_evict_on_miss(buf, K, S, h1, h2, h3, t, part, b, sid, base):
-    """Allocate-on-miss: the victim leaves at the miss (its way is free until the fill)."""
-    q = _params(buf, NP)
-    v, wb = _victimize(buf, q, h1, h2, h3, 1, b, sid, base)
-    if _at(buf, q[O_TAG])[base + v] >= 0:
-        _at(buf, q[O_TAG])[base + v] = -1
-        _at(buf, q[O_DIRTY])[base + v] = 0
-        invalidate(_at(buf, q[O_STAMP]), _at(buf, q[O_FREQ]), base, v)
-    if wb >= 0:
-        _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
+def _evict_at_miss(buf, p, h1, h2, h3, L, a, sid, base):
+    """Allocate-on-miss: the victim leaves at the miss (its way is free until the fill).
+
+    Returns the line to write back, or -1.
+    """
+    v, wb = _victimize(buf, p, h1, h2, h3, L, a, sid, base)
+    if _at(buf, p[O_TAG])[base + v] >= 0:
+        _at(buf, p[O_TAG])[base + v] = -1
+        _at(buf, p[O_DIRTY])[base + v] = 0
+        invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, v)
+    return wb
 
 
 def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
@@ -348,7 +349,9 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     S.f[F_F_DIRTY, e] = 1 if kind == RQ_ATOMIC else 0
     S.r[R_R_NEXT, r] = -1
     if not K[K_L2_ON_FILL]:
-        _l2_evict_on_miss(buf, K, S, h1, h2, h3, t, part, b, sid, base)
+        wb = _evict_at_miss(buf, q, h1, h2, h3, 1, b, sid, base)
+        if wb >= 0:
+            _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
     ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, K[K_L2_LINE_BYTES], b, req)
     _event(S, ready, EV_L2_FILL, e)
     return True
@@ -509,9 +512,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             S.c[C_L1_FAIL_MSHR] += 1
             S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MSHR
             return False
-        if S.sm[M_MQ_N, sm] >= K[K_L1_MQ] or S.rq_meta[0] == 0:
-            S.c[C_L1_FAIL_QUEUE] += 1
-            S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
+        if _queue_full(K, S, sm):
             return False
         S.c[C_L1_ACC] += 1
         S.sc[S_ACCESSES] += 1
@@ -524,11 +525,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             flags = _miss(buf, p, h1, h2, h3, 0, a, True)
             _log(K, S, sm, line, op, np.int64(2))
             if not K[K_L1_ON_FILL]:
-                v, wb = _victimize(buf, p, h1, h2, h3, 0, a, sid, base)
-                if _at(buf, p[O_TAG])[base + v] >= 0:
-                    _at(buf, p[O_TAG])[base + v] = -1
-                    _at(buf, p[O_DIRTY])[base + v] = 0
-                    invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, v)
+                _evict_at_miss(buf, p, h1, h2, h3, 0, a, sid, base)  # a write-through L1 has no dirty line
         n = S.sm[M_L1_META, sm] - 1
         S.sm[M_L1_META, sm] = n
         e = S.e[E_E_FREE, sm * K[K_L1_MSHRS] + n] + sm * K[K_L1_MSHRS]
@@ -546,9 +543,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         _enqueue(K, S, sm, r)
         return True
     # Stores and atomics: written through to the L2 (atomics are performed there).
-    if S.sm[M_MQ_N, sm] >= K[K_L1_MQ] or S.rq_meta[0] == 0:
-        S.c[C_L1_FAIL_QUEUE] += 1
-        S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
+    if _queue_full(K, S, sm):
         return False
     S.c[C_L1_ACC] += 1
     S.sc[S_ACCESSES] += 1
@@ -566,6 +561,15 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
                      slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]))
     _enqueue(K, S, sm, r)
     return True
+
+
+def _queue_full(K, S, sm):
+    """No miss-queue slot or free request for ``sm``: a reservation failure (counted)."""
+    if S.sm[M_MQ_N, sm] >= K[K_L1_MQ] or S.rq_meta[0] == 0:
+        S.c[C_L1_FAIL_QUEUE] += 1
+        S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
+        return True
+    return False
 
 
 def _enqueue(K, S, sm, r):
@@ -1059,9 +1063,9 @@ def _step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request, _request_access,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
-              _l2_evict_on_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
-              _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility,
-              _pick, _two_level, _issue, _handle, _series, _blame, _loop)
+              _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
+              _queue_full, _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why,
+              _eligibility, _pick, _two_level, _issue, _handle, _series, _blame, _loop)
 
 
 def _compile(hooked: bool):
