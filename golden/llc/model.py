@@ -247,7 +247,7 @@ def _llc_access(h, ways, repl, ip, tag, dirty, stamp, freq, tree, rng, clock, ec
     h.on_fill(h.state, at_level(a, a.c, a.op, line, s, np.int64(v)))
 
 
-@nb.njit(nogil=True)
+@nb.njit(nogil=True, _nrt=False)
 def _loop(h, ways, repl, ip, tag, dirty, stamp, freq, tree, rng, clock, ec, trace, i0, t0, cores, ctr, pctr,
           pt, pd, ps, g, rec):
     """The driver: private caches, then the LLC for their misses and writebacks and for GPU rows.
@@ -421,10 +421,18 @@ class LLCModel:
         return rec[:made].copy() if record else None
 
     def _run_loop(self, level, cores: int, trace: np.ndarray, rec: np.ndarray) -> int:
-        hooks = BASELINE_HOOKS if self.hooks is None else _inlined(self.hooks)
+        from golden.llc.loops import cached_loop  # it generates code from this module's loop
+
+        hooks = BASELINE_HOOKS if self.hooks is None else self.hooks
+        loop = cached_loop(hooks)
+        if loop is None:  # the generic loop, compiled in this process
+            first = _inlined(hooks) if self.hooks is not None else hooks
+            loop = _loop
+        else:
+            first = hooks.state
         pv = self._private
         repl = np.int64(replacement_kind(self.cfg.replacement))
-        return _loop(hooks, np.int64(self.cfg.assoc), repl, self._ip, level.tag.reshape(-1),
+        return loop(first, np.int64(self.cfg.assoc), repl, self._ip, level.tag.reshape(-1),
                      level.dirty.reshape(-1), level.stamp.reshape(-1), level.freq.reshape(-1),
                      level.tree.reshape(-1), level.rng, level.clock, level.counters.reshape(-1), trace,
                      self._rows, self.llc_accesses, cores, self.stream_counters, self.private_counters,

@@ -113,7 +113,7 @@ def new_state(mode: str, sets: int, ways: int, *, region: int, leaders: int, pse
         events=np.zeros(1, EVENTS_DTYPE))
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def duel_role(s, d, region, leaders):
     """Role of set ``s`` in duel ``d``: 1 leader of group A, 2 leader of group B, 0 follower.
 
@@ -134,7 +134,7 @@ def duel_role(s, d, region, leaders):
     return 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _uses_a(ps, s, d):
     role = duel_role(s, d, ps.region, ps.leaders)
     if role != 0:
@@ -142,7 +142,7 @@ def _uses_a(ps, s, d):
     return ps.psel[d] < (ps.psel_max + 1) // 2
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _duel_miss(ps, s, d):
     role = duel_role(s, d, ps.region, ps.leaders)
     if role == 1:
@@ -151,24 +151,24 @@ def _duel_miss(ps, s, d):
         ps.psel[d] = max(ps.psel[d] - 1, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_region(line):
     """SHiP-mem signature: the 16 KB region, byte-address bits [27:14] (64-byte lines: line bits [21:8])."""
     return (line >> 8) & (SHIP_ENTRIES - 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_pc_signature(pc, core):
     """SHiP-hybrid's CPU signature: the PC's low 14 bits with the core id XORed into the top two."""
     return (pc ^ (core << 12)) & (SHIP_ENTRIES - 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _thread(stream):
     return stream if stream < MAX_CORES else GPU_THREAD
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _nru_set(ps, s, w):
     """drp16's NRU: set the way's bit; if every bit of the set is then 1, clear all the others."""
     ps.rrpv[s, w] = 1
@@ -181,7 +181,7 @@ def _nru_set(ps, s, w):
             ps.rrpv[s, x] = 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _brrip(ps):
     ps.brrip_count[0] += 1
     ps.events[0].brrip_insertions += 1
@@ -216,7 +216,7 @@ def on_miss(ps, a):
     return 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _oracle_bypass(ps, a):
     """Baseline+Bypass: a GPU line whose next use is after every resident line's is not filled."""
     if not ps.oracle or a.stream < MAX_CORES:
