@@ -41,7 +41,6 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from golden.errors import InputError
 from golden.llc.model import LLC_TRACE_DTYPE
 
 __all__ = ["WRITE_BACK", "READ_ONLY", "WRITE_EVICT", "GpuCache", "GpuCaches", "scaled_size"]
@@ -122,21 +121,13 @@ class GpuCaches:
         The caches; an access names one by its index and the instance by ``inst``.
     scale : float
         Size factor of every cache (:func:`scaled_size`): the workloads' and the LLC's scale.
-
-    Raises
-    ------
-    InputError
-        For a cache whose geometry is not a power-of-two number of sets.
     """
 
     def __init__(self, caches, scale: float = 1.0) -> None:
         self.caches = tuple(c._replace(size=scaled_size(c.size, c.assoc, scale)) for c in caches)
         sets, offs, n = [], [], 0
         for c in self.caches:
-            s = c.size // (64 * c.assoc)
-            if s < 1 or s & (s - 1) or s * 64 * c.assoc != c.size:
-                raise InputError(f"gpu cache {c.name}: {c.size} B {c.assoc}-way is not a power-of-2 "
-                                 "number of 64-byte sets")
+            s = c.size // (64 * c.assoc)  # a power of two (scaled_size)
             sets.append(s)
             offs.append(n)
             n += c.count * s * c.assoc

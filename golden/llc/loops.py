@@ -38,6 +38,19 @@ __all__ = ["cached_loop", "loop_dir"]
 _LOADED: dict[str, object] = {}
 
 
+def _template() -> tuple[str, bytes] | None:
+    """The driver's source and the bytes of model.py and this file, as imported (None: no source)."""
+    try:
+        body = inspect.getsource(model._llc_access.py_func) + "\n\n" + inspect.getsource(model._loop.py_func)
+        return body, Path(model.__file__).read_bytes() + Path(__file__).read_bytes()
+    except OSError:
+        return None
+
+
+#: Taken at import, so that editing the files while a process runs cannot mix two versions.
+_TEMPLATE = _template()
+
+
 def loop_dir() -> Path:
     """Directory of the generated loop modules."""
     return cache_dir().parent / "llc_loops"
@@ -53,8 +66,8 @@ def _importable(f) -> tuple[str, str] | None:
     return py.__module__, py.__name__
 
 
-def _source(hooks: dict[str, tuple[str, str]]) -> str:
-    body = inspect.getsource(model._llc_access.py_func) + "\n\n" + inspect.getsource(model._loop.py_func)
+def _source(hooks: dict[str, tuple[str, str] | None]) -> str:
+    body = _TEMPLATE[0]
     for spec in HOOK_SPECS:
         body = body.replace(f"h.{spec.name}(h.state, ", f"_{spec.name}(state, ")
     for old, new in (("def _llc_access(h,", "def _llc_access(state,"), ("def _loop(h,", "def _loop(state,"),
@@ -82,8 +95,11 @@ def _source(hooks: dict[str, tuple[str, str]]) -> str:
 def cached_loop(hooks: LevelHooks):
     """The disk-cached driver loop for ``hooks`` (called with ``hooks.state`` first), or None.
 
-    None when a hook is not a module-level numba function.
+    None when a hook is not a module-level numba function or the driver's
+    source is not available.
     """
+    if _TEMPLATE is None:
+        return None
     where: dict[str, tuple[str, str] | None] = {}
     for spec in HOOK_SPECS:
         f = getattr(hooks, spec.name)
@@ -91,7 +107,7 @@ def cached_loop(hooks: LevelHooks):
         if at is None and f is not getattr(BASELINE_HOOKS, spec.name):
             return None
         where[spec.name] = at
-    digest = hashlib.sha256(Path(model.__file__).read_bytes() + Path(__file__).read_bytes())
+    digest = hashlib.sha256(_TEMPLATE[1])
     for mod in sorted({w[0] for w in where.values() if w}):
         digest.update(Path(sys.modules[mod].__file__).read_bytes())
     digest.update(repr(sorted(where.items())).encode())

@@ -22,18 +22,18 @@ victim is written into the L2 (allocated there on a miss, with no LLC read:
 the whole block is written). drp16 gives only the sizes; these are the
 usual choices and are in ``docs/llc.md``.
 
-The LLC is one level of the compiled cache engine
-(:func:`golden.cache.engine.step_function`), write-back and write-allocate,
-with the policy's hooks (``Policy.level_hooks("llc", cfg, 1)``). Every LLC
+The LLC is one write-back, write-allocate level of the cache engine's state
+(``EngineState``), accessed by the driver with the engine's semantics for
+a level in front of memory (the same hook calls, order and counters), with
+the policy's hooks (``Policy.level_hooks("llc", cfg, 1)``). Every LLC
 access gives the hooks ``a.stream``, ``a.op``, ``a.pc`` (CPU rows; 0 for GPU
 rows), ``a.sm`` = the core (0 for GPU rows), ``a.cycle`` = the row's index
 in the input and ``a.t`` = the index of the LLC access among all LLC
 accesses of the run (what an offline policy's next-use times refer to).
 
-Inclusion is the driver's, not the engine's: after an LLC miss that filled,
-the driver compares the set's tags with those before the access; a line
-that left is looked up in every core's L1 and L2 and invalidated there
-(a dirty private copy is written to memory). A policy that bypasses a CPU
+Inclusion is the driver's: a line an LLC fill replaces is looked up in
+every core's L1 and L2 and invalidated there (a dirty private copy is
+written to memory). A policy that bypasses a CPU
 read miss would break inclusion; the driver counts such events
 (``cpu_bypasses``) and the drp16 policies never do it.
 """
