@@ -62,6 +62,7 @@ def test_llc_too_small_for_the_dueling_groups_is_an_input_error(capsys):
         LLCModel(1, get_policy(BASELINE), llc=llc)
 
 
+@pytest.mark.slow  # the generic loop compiles in the process (about 30 s CPU)
 def test_the_cached_loop_equals_the_generic_loop(monkeypatch):
     llc, l1, l2 = caches(1 / 16)
     trace = build_mix("D18", 1 / 16)[:60_000]
