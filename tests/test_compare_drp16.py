@@ -2,6 +2,7 @@
 
 import json
 
+import numba as nb
 import numpy as np
 import pytest
 
@@ -9,8 +10,8 @@ from cli.main import main
 from golden.experiments.drp16 import BASELINE, caches, config_average, drp16_policies
 from golden.llc import loops
 from golden.llc.mixes import build_mix
-from golden.llc.model import LLCModel
-from golden.policies import get_policy
+from golden.llc.model import LLC_TRACE_DTYPE, LLCModel
+from golden.policies import Policy, get_policy, make_hooks
 
 
 def test_every_registered_drp16_policy_is_compared_baseline_first():
@@ -74,3 +75,27 @@ def test_the_cached_loop_equals_the_generic_loop(monkeypatch):
         rec = m.run(trace, record=True)
         stats.append((m.stats(), rec))
     assert stats[0][0] == stats[1][0] and np.array_equal(stats[0][1], stats[1][1])
+
+
+@nb.njit(cache=True)
+def _allocating_on_hit(ps, a):
+    scratch = np.zeros(2, np.int64)  # needs numba's runtime
+    scratch[0] = a.line
+    ps[0][0] += scratch[0] > 0
+
+
+@pytest.mark.slow  # compiles the loop twice
+def test_hooks_that_allocate_run_with_reference_counting():
+    class Allocating(Policy):
+        name = "test-allocating"
+
+        def level_hooks(self, level, cfg, n_caches):
+            self.hits = np.zeros(1, np.int64)
+            return make_hooks((self.hits,), on_hit=_allocating_on_hit)
+
+    p = Allocating()
+    m = LLCModel(0, p, private=False)
+    t = np.zeros(4, LLC_TRACE_DTYPE)
+    t["stream"], t["op"], t["line"] = 6, 1, [5, 5, 6, 5]
+    m.run(t)
+    assert p.hits[0] == 2 and m.stats()["read_misses"] == 2

@@ -44,6 +44,7 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba.core.errors import NumbaError
 
 from golden.cache.engine import LOAD, STORE, EngineState
 from golden.cache.hooks import BASELINE_HOOKS, Access, LevelHooks, at_level
@@ -312,6 +313,8 @@ def _loop(h, ways, repl, ip, tag, dirty, stamp, freq, tree, rng, clock, ec, trac
 
 
 _INLINED: dict = {}
+#: The generic loop with numba's reference counting, for hooks that allocate.
+_loop_nrt = nb.njit(nogil=True)(_loop.py_func)
 
 
 def _inlined(hooks: LevelHooks) -> LevelHooks:
@@ -431,12 +434,17 @@ class LLCModel:
         else:
             first = hooks.state
         pv = self._private
-        repl = np.int64(replacement_kind(self.cfg.replacement))
-        return loop(first, np.int64(self.cfg.assoc), repl, self._ip, level.tag.reshape(-1),
-                     level.dirty.reshape(-1), level.stamp.reshape(-1), level.freq.reshape(-1),
-                     level.tree.reshape(-1), level.rng, level.clock, level.counters.reshape(-1), trace,
-                     self._rows, self.llc_accesses, cores, self.stream_counters, self.private_counters,
-                     pv.tag, pv.dirty, pv.stamp, pv.geo, rec)
+        args = (np.int64(self.cfg.assoc), np.int64(replacement_kind(self.cfg.replacement)), self._ip,
+                level.tag.reshape(-1), level.dirty.reshape(-1), level.stamp.reshape(-1),
+                level.freq.reshape(-1), level.tree.reshape(-1), level.rng, level.clock,
+                level.counters.reshape(-1), trace, self._rows, self.llc_accesses, cores, self.stream_counters,
+                self.private_counters, pv.tag, pv.dirty, pv.stamp, pv.geo, rec)
+        try:
+            return loop(first, *args)
+        except NumbaError:
+            # A hook that needs numba's runtime (it allocates) cannot compile without reference
+            # counting: run the loop with it (nothing ran: compiling failed before the first access).
+            return _loop_nrt(_inlined(hooks) if self.hooks is not None else hooks, *args)
 
     def stats(self) -> dict:
         """``{"llc": engine counters, "streams": {name: STREAM_COUNTERS}, "cores": [PRIVATE_COUNTERS], ...}``.
