@@ -9,7 +9,8 @@ loads (or compiles, the first time on a machine) each policy's loop; the
 timed run is the whole mix on a fresh model. Prints LLC accesses per second
 by wall clock and by the process's CPU time (the machine is shared).
 
-Run: ``PYTHONPATH=. python benchmarks/bench_drp16_llc.py [MIX] [SCALE]``
+Run: ``PYTHONPATH=. python benchmarks/bench_drp16_llc.py [MIX [SCALE [POLICY ...]]]`` (default: every
+registered drp16 policy; the offline ones need ``drp16-baseline`` before them).
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ from golden.policies import get_policy
 OFFLINE = ("drp16-opt", "drp16-opt-bypass", "drp16-baseline-bypass")
 
 
-def main(mix: str = "Q15", scale: float = 1 / 16) -> None:
+def main(mix: str = "Q15", scale: float = 1 / 16, names: tuple[str, ...] = ()) -> None:
+    """Run each policy of ``names`` (default every drp16 policy) on mix ``mix`` at ``scale``."""
     cores = get_mix(mix).cores
     llc, l1, l2 = caches(scale)
     trace = build_mix(mix, scale)
     recorded = None
     print(f"mix {mix}, scale {scale:g} (LLC {llc.size >> 10} KB), {trace.size} rows")
     print(f"{'policy':24s} {'wall M/s':>9s} {'CPU M/s':>8s} {'accesses':>9s}  read misses (CPU, GPU)")
-    for name in drp16_policies():
+    for name in names or drp16_policies():
         offline = name in OFFLINE
         if offline and recorded is None:
             continue
@@ -53,4 +55,5 @@ def main(mix: str = "Q15", scale: float = 1 / 16) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "Q15", float(sys.argv[2]) if len(sys.argv) > 2 else 1 / 16)
+    main(sys.argv[1] if len(sys.argv) > 1 else "Q15", float(sys.argv[2]) if len(sys.argv) > 2 else 1 / 16,
+         tuple(sys.argv[3:]))

@@ -1,26 +1,79 @@
-"""gpucache beside Accel-Sim on the same workloads: hit rates, reservation failures, cycles, speed.
+"""gpucache's timing model beside Accel-Sim on the same workloads and the same machine (issue 9).
 
 Each built-in workload is exported as an Accel-Sim trace (``gpucache trace
-export``) and run on both simulators with matching machines:
+export``, dependences ``next-memory`` on both sides) and run on both
+simulators. Accel-Sim is not part of gpucache: build it with
+``../shared/peers/accelsim/build.sh`` and give its build directory with
+``--accelsim``; give the bare git copy of ``gpgpu-sim_distribution`` with
+``--gpgpusim-git`` (the configs are read from it, never copied into gpucache).
 
-=============  =====================================  ==========================================
-gpucache       Accel-Sim ``gpgpusim.config``           Accel-Sim ``trace.config``
-=============  =====================================  ==========================================
-``kim20``      ``SM6_TITANX``                          ``SM6_TITANX``
-``ciao18``     ``SM2_GTX480``                          ``SM7_TITANV`` (opcode latencies: the export
-                                                       writes Volta SASS, ``-binary version = 70``)
-=============  =====================================  ==========================================
+**Matching machines.** Accel-Sim's HEAD ``tested-cfgs`` are newer machines than
+the presets (HEAD ``SM6_TITANX`` has 28 SMs of 64 warps and a 96 KB L1). The
+script writes a ``gpgpusim.config`` into the run directory derived from the
+file the preset was taken from, with the option names the HEAD simulator
+accepts:
 
-Overrides passed to Accel-Sim so that its L1 data cache caches global loads
-as the papers' do (``-gpgpu_gmem_skip_L1D 0``). Accel-Sim is not part of
-gpucache: build it with ``../shared/peers/accelsim/build.sh`` (or the public
-recipe it follows) and give its build directory with ``--accelsim``.
+=========  ===============================================  =====================================
+preset     source file (gpgpu-sim_distribution)             ``trace.config`` (opcode latencies)
+=========  ===============================================  =====================================
+``kim20``  ``537b342a:configs/tested-cfgs/SM6_TITANX``       Accel-Sim's ``SM6_TITANX``
+           (GPGPU-Sim v4.0, April 2019)
+``ciao18`` ``24f29469:configs/GTX480`` (version 3.2.2)       Accel-Sim's ``SM6_TITANX`` (no
+                                                            Fermi one exists; INT ops 4 cycles,
+                                                            1 per cycle, as 3.2.2's ADD/MAD)
+=========  ===============================================  =====================================
 
-Printed per workload, side by side: L1 and L2 hit rates (Accel-Sim counts
-its sectored L1 per 32-byte sector), L1 reservation failures, cycles and
-IPC, warp instructions, and both simulators' speed. gpucache's side is the
-untimed functional model until the cycle timing model (``golden/gpu/``)
-lands: its cycles column then says so instead of printing a number.
+Renamed options (HEAD name on the right): ``gmem_skip_L1D`` ->
+``gpgpu_gmem_skip_L1D``, ``l1_latency`` -> ``gpgpu_l1_latency``,
+``smem_latency`` -> ``gpgpu_smem_latency``, ``rop_latency`` ->
+``gpgpu_l2_rop_latency``, ``perf_sim_memcpy`` -> ``gpgpu_perf_sim_memcpy``,
+``memory_partition_indexing`` -> ``gpgpu_memory_partition_indexing``.
+Old registrations HEAD splits in two: ``gpgpu_shmem_size`` also set
+``gpgpu_shmem_sizeDefault`` (HEAD resets the shared memory to the latter at
+each launch, default 16 KB), so both are written. 3.2.2's cache strings have
+no sector flag and no set-index field (``32:128:4,L:L:m:N,A:32:8,8``): they
+get ``N:`` and an index letter; 3.2.2's 7-field ``gpgpu_pipeline_widths``
+becomes HEAD's 11 fields with no DP/INT units (``2,0,0,1,1,2,0,0,1,1,2``,
+what HEAD's ``SM2_GTX480`` writes). Changed values: ``gpgpu_gmem_skip_L1D 0``
+on both (the L1 caches global loads, as in the papers), power model off,
+``gpgpu_coalesce_arch 20`` for the GTX 480 (Fermi coalescing: one 128-byte
+request per line; 3.2.2 had only that), and the ciao18 L1 and L2 set index
+``X`` (HEAD's bitwise XOR: set ^ next tag bits, which is gpucache's ``xor``
+on one slice; ciao18 adds XOR hashing to the baseline, 3.2.2 had none).
+:func:`machine_differences` reads the written file back and prints every
+field that still differs from the preset before the table.
+
+**Differences that remain** (documented in ``docs/timing.md``, "Validation
+against Accel-Sim"): Accel-Sim's cores have operand collectors, register
+banks, an instruction buffer and fetch, execution-unit pipelines and
+dual issue (``gpgpu_max_insn_issue_per_warp 2`` on Pascal) that gpucache
+does not model; its interconnect is a booksim iSLIP crossbar with 40-byte
+flits, gpucache's a latency and per-cycle bandwidth; its L2 picks the
+sub-partition from address bits (``dramid@8`` mapping) and indexes the
+partition address inside it, gpucache XOR-indexes 64-set slices
+(``xor_slices``); its DRAM is an FR-FCFS GDDR5 model with bank groups,
+gpucache's a row-buffer latency per bank; its kernels start after a launch
+latency and its L1 is flushed between kernels (``gpgpu_flush_l1_cache 1``);
+the export appends an ``EXIT`` to each warp whose tail is empty.
+
+**Counting.** Accel-Sim's ``L1D_total_cache_*`` totals leave out loads
+merged into a pending miss and count every store (per sector) as a miss, so
+the table compares global loads only, read from its per-outcome breakdown:
+hits over load requests, merges (``MSHR_HIT``) and sector misses counted as
+requests that do not hit, the same rule as gpucache's ``timing.l1`` counters
+without the stores (``caches.l1`` ``write_hits`` + ``write_misses``). On the
+sectored kim20 L1 Accel-Sim's coalescer (``gpgpu_coalesce_arch`` 61) sends one
+request per 32-byte sector, gpucache one per line: the table prints both
+request counts. On the GTX 480 (Fermi coalescing) both count line requests.
+L2: each side's own total (Accel-Sim per sector; gpucache per line request,
+and its L2 does not track sectors). Reservation failures: gpucache's MSHR,
+merge and miss-queue kinds summed, beside ``L1D_total_cache_reservation_fails``.
+IPC is warp instructions per cycle of the whole GPU on both sides.
+gpucache's timing loop is compiled (numba) on an untimed warm-up run first.
+
+**Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
+and the same ordering of the workloads by IPC; each row and the whole run
+print PASS or FAIL.
 
 Run: ``python benchmarks/compare_accelsim.py --accelsim /tmp/accelsim --config kim20
 --workloads rdgc/bicg rdgc/atax --scale 0.05``.
@@ -35,88 +88,316 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from golden.configs.presets import preset
-from golden.driver import simulate
+from golden.configs.schema import GPUConfig
+from golden.gpu.run import simulate_timed
 from golden.trace.accelsim_export import write_accelsim
 from golden.workloads import registry
 
-#: gpucache preset -> (Accel-Sim gpgpusim.config directory, trace.config directory).
-CONFIGS = {"kim20": ("SM6_TITANX", "SM6_TITANX"), "ciao18": ("SM2_GTX480", "SM7_TITANV")}
-#: Options appended to Accel-Sim's command line (they override the config files).
-OVERRIDES = ("-gpgpu_gmem_skip_L1D", "0")
+GPGPUSIM_GIT = Path("/work/.mirror/accel-sim+gpgpu-sim_distribution/repo")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a preset's GPGPU-Sim config comes from and what changes to run it on HEAD."""
+
+    commit: str
+    directory: str
+    #: option -> value written over (or added to) the source file.
+    values: tuple[tuple[str, str], ...]
+    #: set-index letter given to 3.x cache strings that have none, per cache option.
+    index: tuple[tuple[str, str], ...] = ()
+
+
+SOURCES = {
+    "kim20": Source("537b342a", "configs/tested-cfgs/SM6_TITANX", (
+        ("gpgpu_gmem_skip_L1D", "0"), ("gpgpu_shmem_sizeDefault", "49152"),
+        ("power_simulation_enabled", "0"))),
+    "ciao18": Source("24f29469", "configs/GTX480", (
+        ("gpgpu_gmem_skip_L1D", "0"), ("gpgpu_shmem_sizeDefault", "49152"),
+        ("power_simulation_enabled", "0"), ("gpgpu_pipeline_widths", "2,0,0,1,1,2,0,0,1,1,2"),
+        ("gpgpu_num_dp_units", "0"), ("gpgpu_coalesce_arch", "20")),
+        index=(("gpgpu_cache:dl1", "X"), ("gpgpu_cache:dl2", "X"))),
+}
+#: 2019 / 3.2.2 option name -> HEAD option name.
+RENAMES = {"gmem_skip_L1D": "gpgpu_gmem_skip_L1D", "l1_latency": "gpgpu_l1_latency",
+           "smem_latency": "gpgpu_smem_latency", "rop_latency": "gpgpu_l2_rop_latency",
+           "perf_sim_memcpy": "gpgpu_perf_sim_memcpy",
+           "memory_partition_indexing": "gpgpu_memory_partition_indexing"}
+#: Options HEAD does not accept and that have no effect on a trace-driven run.
+DROPPED = ("gpuwattch_xml_file",)
 #: Accel-Sim statistics read from its output (the last value printed: totals over all kernels).
 STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_reservation_fails",
-         "L2_total_cache_accesses", "L2_total_cache_misses", "gpu_tot_sim_cycle", "gpu_tot_sim_insn",
-         "gpu_tot_ipc")
+         "L2_total_cache_accesses", "L2_total_cache_misses", "gpu_tot_sim_cycle", "gpgpu_n_tot_w_icount")
+#: Outcomes of an L1 global load in Accel-Sim's breakdown (MSHR_HIT: merged into a pending miss).
+LOAD_OUTCOMES = ("HIT", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
+#: Targets of issue 9.
+HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
 
 
-def run_accelsim(build: Path, trace_dir: Path, config: str) -> tuple[dict[str, float], float]:
-    """Run Accel-Sim on an exported trace; its statistics and the wall time in seconds."""
+def _option(text: str, name: str) -> str | None:
+    found = re.findall(rf"^-{re.escape(name)}\s+(\S+)", text, re.M)
+    return found[-1] if found else None
+
+
+def _set_option(text: str, name: str, value: str) -> str:
+    line = f"-{name} {value}"
+    if _option(text, name) is None:
+        return f"{text.rstrip()}\n{line}\n"
+    return re.sub(rf"^-{re.escape(name)}\s+\S+.*$", line.replace("\\", r"\\"), text, flags=re.M)
+
+
+def _modern_cache(spec: str, index: str) -> str:
+    """A 3.x cache string (no sector flag, no set-index field) in HEAD's format."""
+    if spec[0] in "NS" and spec[1] == ":":
+        return spec
+    geometry, policy, *rest = spec.split(",")
+    return ",".join([f"N:{geometry}", f"{policy}:{index}", *rest])
+
+
+def derive_files(config: str, git_dir: Path) -> dict[str, str]:
+    """The files (name -> text) that run preset ``config``'s machine on HEAD Accel-Sim.
+
+    ``gpgpusim.config`` derived from the preset's source file and the
+    interconnect file it names, from the same commit.
+    """
+    src = SOURCES[config]
+    text = _git_show(git_dir, src.commit, f"{src.directory}/gpgpusim.config")
+    for old, new in RENAMES.items():
+        text = re.sub(rf"^-{old}(\s)", rf"-{new}\1", text, flags=re.M)
+    for name in DROPPED:
+        text = re.sub(rf"^-{name}\s.*$", "", text, flags=re.M)
+    letters = dict(src.index)
+    for name in re.findall(r"^-(gpgpu_(?:tex_|const_)?cache:\w+)\s", text, re.M):
+        spec = _option(text, name)
+        if spec != "0" and not spec.isdigit():
+            text = _set_option(text, name, _modern_cache(spec, "L"))
+    for name, letter in letters.items():
+        spec = _option(text, name)
+        text = _set_option(text, name, _modern_cache(spec, letter) if spec[0] not in "NS" else
+                           re.sub(r"^([NS]:[^,]+,[^,:]+:[^,:]+:[^,:]+:[^,:]+:)\w", rf"\g<1>{letter}", spec))
+    for name, value in src.values:
+        text = _set_option(text, name, value)
+    icnt = _option(text, "inter_config_file")
+    return {"gpgpusim.config": text, icnt: _git_show(git_dir, src.commit, f"{src.directory}/{icnt}")}
+
+
+def _git_show(git_dir: Path, commit: str, path: str) -> str:
+    p = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{commit}:{path}"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"compare_accelsim: gpgpusim-git: cannot read {commit}:{path} from {git_dir}: "
+                 f"{p.stderr.strip()}")
+    return p.stdout
+
+
+def machine_differences(text: str, gpu: GPUConfig) -> list[str]:
+    """Fields of the derived Accel-Sim config that differ from the preset, one line each."""
+    n_sm = int(_option(text, "gpgpu_n_clusters")) * int(_option(text, "gpgpu_n_cores_per_cluster"))
+    threads, _ = _option(text, "gpgpu_shader_core_pipeline").split(":")
+    subs = int(_option(text, "gpgpu_n_mem")) * int(_option(text, "gpgpu_n_sub_partition_per_mchannel"))
+    l1, l2 = (_cache_fields(_option(text, f"gpgpu_cache:{c}")) for c in ("dl1", "dl2"))
+    theirs = {
+        "n_sm": n_sm, "max_threads_per_sm": int(threads),
+        "max_ctas_per_sm": int(_option(text, "gpgpu_shader_cta")),
+        "max_regs_per_sm": int(_option(text, "gpgpu_shader_registers")),
+        "schedulers_per_sm": int(_option(text, "gpgpu_num_sched_per_core")),
+        "scheduler": _option(text, "gpgpu_scheduler"),
+        "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
+        "l2_partitions": subs,
+        "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
+        "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
+        "l1.allocate": l1["allocate"], "l1.index": l1["index"], "l1.sector_size": l1["sector"],
+        "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
+        "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
+        "l2.index": l2["index"], "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
+        "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
+    }
+    ours = {key: _field(gpu, key) for key in theirs}
+    return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
+            for key in theirs if ours[key] != theirs[key] and ours[key] is not None]
+
+
+def _field(gpu: GPUConfig, key: str):
+    obj = gpu
+    for part in key.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+_INDEX = {"L": "mod", "X": "xor", "H": "fermi-hash", "P": "ipoly"}
+_ALLOC = {"m": "on-miss", "f": "on-fill", "s": "on-fill"}
+
+
+def _cache_fields(spec: str) -> dict:
+    kind, sets, line, assoc = spec.split(",")[0].split(":")
+    policy = spec.split(",")[1].split(":")
+    mshr = spec.split(",")[2].split(":")
+    return {"size": int(sets) * int(line) * int(assoc), "assoc": int(assoc), "line": int(line),
+            "sector": 32 if kind == "S" else 0, "allocate": _ALLOC[policy[2]], "index": _INDEX[policy[4]],
+            "mshrs": int(mshr[1]), "merges": int(mshr[2]), "mq": int(spec.split(",")[3].split(":")[0])}
+
+
+def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
+                 log: Path | None = None) -> tuple[dict[str, float], float]:
+    """Run Accel-Sim on an exported trace with the config ``files``; its statistics and wall seconds.
+
+    Its whole output is also written to ``log`` when given.
+    """
     framework = build / "accel-sim-framework"
     sim = framework / "gpu-simulator" / "bin" / "release" / "accel-sim.out"
     if not sim.is_file():
-        sys.exit(f"compare_accelsim: no {sim}: build Accel-Sim first (../shared/peers/accelsim/build.sh)")
-    gcfg, tcfg = CONFIGS[config]
+        sys.exit(f"compare_accelsim: accelsim: no {sim}: build Accel-Sim first "
+                 "(../shared/peers/accelsim/build.sh)")
     with tempfile.TemporaryDirectory(prefix="accelsim-run-") as run:
-        # The config files name their interconnect file relative to the working directory.
-        for f in (framework / "gpu-simulator" / "gpgpu-sim" / "configs" / "tested-cfgs" / gcfg).iterdir():
-            (Path(run) / f.name).write_bytes(f.read_bytes())
-        (Path(run) / "trace.config").write_bytes(
-            (framework / "gpu-simulator" / "configs" / "tested-cfgs" / tcfg / "trace.config").read_bytes())
+        # The config names its interconnect file relative to the working directory.
+        for fname, text in files.items():
+            (Path(run) / fname).write_text(text)
+        trace_cfg = framework / "gpu-simulator" / "configs" / "tested-cfgs" / "SM6_TITANX" / "trace.config"
+        (Path(run) / "trace.config").write_bytes(trace_cfg.read_bytes())
         # The simulator is Accel-Sim's own libcudart: another CUDA on the library path would be loaded.
         libs = sorted((framework / "gpu-simulator" / "gpgpu-sim" / "lib").glob("*/*/release/libcudart.so*"))
         env = dict(os.environ, LD_LIBRARY_PATH=":".join(sorted({str(lib.parent) for lib in libs})))
         cmd = [str(sim), "-trace", str(trace_dir / "kernelslist.g"), "-config", "gpgpusim.config",
-               "-config", "trace.config", *OVERRIDES]
+               "-config", "trace.config"]
         t0 = time.perf_counter()
         p = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True)
         seconds = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit(f"compare_accelsim: Accel-Sim failed ({p.returncode}): {p.stdout[-400:]}{p.stderr[-400:]}")
+    if log is not None:
+        log.write_text(p.stdout + p.stderr)
+    if p.returncode != 0 or "gpu_tot_sim_cycle" not in p.stdout:
+        sys.exit(f"compare_accelsim: Accel-Sim failed ({p.returncode}): {p.stdout[-600:]}{p.stderr[-400:]}")
     stats = {}
     for name in STATS:
         found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)", p.stdout, re.M)
         stats[name] = float(found[-1]) if found else float("nan")
+    # Per-outcome L1 counts of global loads (the last printed: totals over all kernels).
+    for outcome in LOAD_OUTCOMES:
+        key = rf"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[{outcome}\] = (\d+)"
+        found = re.findall(key, p.stdout)
+        stats[f"load_{outcome}"] = float(found[-1]) if found else 0.0
     return stats, seconds
 
 
-def rate(hits: float, accesses: float) -> str:
-    return f"{hits / accesses:6.1%}" if accesses else "    -"
+def _pct(hits: float, accesses: float) -> float:
+    return 100.0 * hits / accesses if accesses else float("nan")
+
+
+def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[str, str],
+            log: Path | None = None) -> dict:
+    """Both simulators on workload ``name``: one row of the table (plain values)."""
+    wl = registry.build(name, scale)
+    with tempfile.TemporaryDirectory(prefix="accelsim-trace-") as tdir:
+        write_accelsim(wl, tdir, dependences="next-memory")
+        theirs, their_s = run_accelsim(build, Path(tdir), files, log)
+    t0 = time.perf_counter()
+    ours = simulate_timed(wl, gpu, dependences="next-memory")
+    our_s = time.perf_counter() - t0
+    t, c = ours["timing"], theirs
+    our_insts, their_insts = ours["totals"]["instructions"], c["gpgpu_n_tot_w_icount"]
+    # Global loads only, merges and sector misses counted as requests that do not hit.
+    stores = ours["caches"]["l1"]["write_hits"] + ours["caches"]["l1"]["write_misses"]
+    our_loads = t["l1"]["accesses"] - stores
+    our_load_hits = t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"]
+    their_loads = sum(c[f"load_{o}"] for o in LOAD_OUTCOMES if o != "RESERVATION_FAIL")
+    row = {
+        "workload": name,
+        "l1": (_pct(our_load_hits, our_loads), _pct(c["load_HIT"], their_loads)),
+        "l1_accesses": (our_loads, their_loads),
+        "l2": (100.0 * t["l2"]["hit_rate"], _pct(c["L2_total_cache_accesses"] - c["L2_total_cache_misses"],
+                                                 c["L2_total_cache_accesses"])),
+        "resfail": (sum(t["l1"]["reservation_fails"].values()), c["L1D_total_cache_reservation_fails"]),
+        "cycles": (t["cycles"], c["gpu_tot_sim_cycle"]),
+        "ipc": (t["ipc"], their_insts / c["gpu_tot_sim_cycle"]),
+        "insts": (our_insts, their_insts),
+        "seconds": (our_s, their_s),
+        "rate": (our_insts / our_s, their_insts / their_s),
+    }
+    row["pass"] = (abs(row["l1"][0] - row["l1"][1]) <= HIT_POINTS
+                   and abs(row["l2"][0] - row["l2"][1]) <= HIT_POINTS
+                   and abs(row["cycles"][0] - row["cycles"][1]) <= CYCLE_RATIO * row["cycles"][1])
+    return row
+
+
+def _order(rows: list[dict], side: int) -> list[str]:
+    return [r["workload"] for r in sorted(rows, key=lambda r: -r["ipc"][side])]
+
+
+def print_header() -> None:
+    """Print the table's two header lines."""
+    head = (f"{'workload':<14} {'L1 load hit':>13} {'L1 load reqs':>17} {'L2 hit':>13} {'L1 resfail':>15} "
+            f"{'cycles':>17} {'IPC (warp)':>11} {'warp insts':>17} {'wall s':>11} {'warp inst/s':>15} "
+            f"{'speed':>6}  target")
+    print(head)
+    pairs = (("ours   A-S", 13), ("ours     A-S", 17), ("ours   A-S", 13), ("ours    A-S", 15),
+             ("ours      A-S", 17), ("ours  A-S", 11), ("ours      A-S", 17), ("ours  A-S", 11),
+             ("ours    A-S", 15))
+    print(f"{'':<14} " + " ".join(f"{label:>{width}}" for label, width in pairs))
+    print("-" * len(head))
+
+
+def print_row(r: dict) -> None:
+    """Print one workload's row of the table."""
+    (l1o, l1t), (l1ao, l1at), (l2o, l2t) = r["l1"], r["l1_accesses"], r["l2"]
+    (fo, ft), (co, ct), (io, it), (no, nt) = r["resfail"], r["cycles"], r["ipc"], r["insts"]
+    (so, st), (ro, rt) = r["seconds"], r["rate"]
+    print(f"{r['workload']:<14} {l1o:5.1f}% {l1t:5.1f}% {l1ao:>8,} {l1at:>8,.0f} {l2o:5.1f}% {l2t:5.1f}% "
+          f"{fo:>7,} {ft:>7,.0f} {co:>8,} {ct:>8,.0f} {io:5.2f} {it:5.2f} {no:>8,} {nt:>8,.0f} "
+          f"{so:5.1f} {st:5.1f} {ro:>7,.0f} {rt:>7,.0f} {ro / rt:5.1f}x  "
+          f"{'PASS' if r['pass'] else 'FAIL'}", flush=True)
+
+
+def print_targets(rows: list[dict]) -> bool:
+    """Print the IPC ordering and the overall verdict; True when every target is met."""
+    same = _order(rows, 0) == _order(rows, 1)
+    print(f"IPC order ours: {' > '.join(_order(rows, 0))}")
+    print(f"IPC order A-S:  {' > '.join(_order(rows, 1))}  {'PASS' if same else 'FAIL'}")
+    ok = same and all(r["pass"] for r in rows)
+    print(f"targets (L1/L2 hit within {HIT_POINTS:.0f} points, cycles within {CYCLE_RATIO:.0%}, IPC order): "
+          f"{'PASS' if ok else 'FAIL'}")
+    return ok
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--accelsim", type=Path, required=True, help="Accel-Sim build directory")
-    ap.add_argument("--config", choices=sorted(CONFIGS), default="kim20")
+    ap.add_argument("--gpgpusim-git", type=Path, default=GPGPUSIM_GIT,
+                    help="bare git copy of accel-sim/gpgpu-sim_distribution (source of the configs)")
+    ap.add_argument("--config", choices=sorted(SOURCES), default="kim20")
     ap.add_argument("--workloads", nargs="+", default=["rdgc/bicg", "rdgc/atax", "rdgc/mvt"])
     ap.add_argument("--scale", type=float, default=0.05)
+    ap.add_argument("--warm-up-scale", type=float, default=0.01,
+                    help="scale of the untimed first run that compiles gpucache's timing loop")
+    ap.add_argument("--write-config", type=Path, help="also write the derived gpgpusim.config here")
+    ap.add_argument("--logs", type=Path, help="directory for Accel-Sim's whole output, one file per workload")
     args = ap.parse_args()
+    if args.logs:
+        args.logs.mkdir(parents=True, exist_ok=True)
     gpu = preset(args.config)
-    head = (f"{'workload':<16} {'L1 hit ours':>11} {'L1 hit A-S':>10} {'L2 hit ours':>11} {'L2 hit A-S':>10} "
-            f"{'L1 resfail A-S':>14} {'cycles ours':>11} {'cycles A-S':>10} {'IPC A-S':>7} "
-            f"{'warp insts':>10} {'ours s':>7} {'A-S s':>7}")
-    print(f"gpucache {args.config} beside Accel-Sim {'/'.join(CONFIGS[args.config])}, scale {args.scale}")
-    print(head)
-    print("-" * len(head))
+    files = derive_files(args.config, args.gpgpusim_git)
+    if args.write_config:
+        args.write_config.write_text(files["gpgpusim.config"])
+    src = SOURCES[args.config]
+    print(f"gpucache {args.config} (timing model) beside Accel-Sim with {src.commit}:{src.directory}, "
+          f"scale {args.scale}")
+    for line in machine_differences(files["gpgpusim.config"], gpu):
+        print(f"  config differs: {line}")
+    # The timing loop is compiled once per process (numba, not cached on disk): compile it on a
+    # small run first so that the timed runs measure simulation only.
+    t0 = time.perf_counter()
+    simulate_timed(registry.build(args.workloads[0], args.warm_up_scale), gpu)
+    print(f"  gpucache warm-up (compilation) on {args.workloads[0]} at scale {args.warm_up_scale}: "
+          f"{time.perf_counter() - t0:.1f} s, not counted below")
+    print_header()
+    rows = []
     for name in args.workloads:
-        wl = registry.build(name, args.scale)
-        with tempfile.TemporaryDirectory(prefix="accelsim-trace-") as tdir:
-            write_accelsim(wl, tdir)
-            theirs, their_s = run_accelsim(args.accelsim, Path(tdir), args.config)
-        t0 = time.perf_counter()
-        ours = simulate(wl, gpu)
-        our_s = time.perf_counter() - t0
-        l1, l2 = ours["caches"]["l1"], ours["caches"]["l2"]
-        t1a, t1m = theirs["L1D_total_cache_accesses"], theirs["L1D_total_cache_misses"]
-        t2a, t2m = theirs["L2_total_cache_accesses"], theirs["L2_total_cache_misses"]
-        print(f"{name:<16} {rate(l1['read_hits'] + l1['write_hits'], l1['accesses']):>11} "
-              f"{rate(t1a - t1m, t1a):>10} {rate(l2['read_hits'] + l2['write_hits'], l2['accesses']):>11} "
-              f"{rate(t2a - t2m, t2a):>10} {theirs['L1D_total_cache_reservation_fails']:>14.0f} "
-              f"{'untimed':>11} {theirs['gpu_tot_sim_cycle']:>10.0f} {theirs['gpu_tot_ipc']:>7.2f} "
-              f"{wl.n_instructions:>10,} {our_s:>7.1f} {their_s:>7.1f}")
-    print("ours: the functional model (interleaver order, no misses in flight); cycles need golden/gpu/.")
+        log = args.logs / f"{args.config}-{name.replace('/', '-')}.log" if args.logs else None
+        rows.append(compare(name, args.scale, gpu, args.accelsim, files, log))
+        print_row(rows[-1])
+    print_targets(rows)
     return 0
 
 

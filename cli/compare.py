@@ -43,6 +43,9 @@ def add_parser(sub) -> None:
     p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
     p.add_argument("--scale", type=scale, default=None,
                    help="input size relative to the paper's (default 1; drp16: 1/16, the LLC too)")
+    p.add_argument("--timing", choices=("none", "cycle"), default="none",
+                   help="none: the interleaver's order, all metrics (default); cycle: the timing model, "
+                        "speedups (Fig. 9) and misses (Fig. 8); not for drp16")
     p.add_argument("--cores", type=int, nargs="+", metavar="N",
                    help="drp16: configurations to run, 1, 2 and/or 4 CPU cores (default all)")
     p.add_argument("--mixes", nargs="+", metavar="MIX", help="drp16: only these Table 3 mixes (S1 .. Q18)")
@@ -65,6 +68,8 @@ def compare(args: argparse.Namespace) -> int:
     if args.suite == "drp16":
         from cli.compare_drp16 import compare_drp16
 
+        if args.timing != "none":
+            raise InputError("--timing: the drp16 suite runs the LLC model, which has no timing (use none)")
         return compare_drp16(args)
     if args.cores or args.mixes or args.policies:
         raise InputError("--cores, --mixes and --policies apply to --suite drp16 only")
@@ -75,6 +80,8 @@ def compare(args: argparse.Namespace) -> int:
     names = registry.names(args.suite)
     if args.workloads:
         names = [registry.get(w if "/" in w else f"{args.suite}/{w}").key for w in args.workloads]
+    if args.timing == "cycle":
+        return _compare_timed(args, gpu, names)
     t0 = time.perf_counter()
     rows = []
     with progress(len(names), "workloads", "wl", args.progress) as bar:
@@ -110,4 +117,41 @@ def compare(args: argparse.Namespace) -> int:
         write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
                                "config": config_to_dict(gpu), "seconds": seconds, "rows": rows,
                                "average": avg, "paper": PAPER, "storage": storage})
+    return 0
+
+
+_TIMED = (("speedup PC", "speedup_pc-bypass"), ("speedup ctr", "speedup_counter-bypass"),
+          ("speedup 32KB", "speedup_baseline-32KB"), ("miss PC", "misses_norm_pc-bypass"),
+          ("miss ctr", "misses_norm_counter-bypass"), ("miss 32KB", "misses_norm_baseline-32KB"))
+
+
+def _compare_timed(args: argparse.Namespace, gpu, names: list[str]) -> int:
+    """tian15 Figs. 9 and 8 on the timing model: speedups and normalised misses beside the paper."""
+    from golden.experiments.tian15 import PAPER_SPEEDUP, compare_workload_timed, suite_average
+
+    t0 = time.perf_counter()
+    rows = []
+    with progress(len(names), "workloads", "wl", args.progress) as bar:
+        for name in names:
+            rows.append(compare_workload_timed(registry.build(name, args.scale), gpu, tuple(args.configs)))
+            bar.update(1)
+    avg = suite_average(rows)
+    seconds = time.perf_counter() - t0
+    table = []
+    for r in rows:
+        short = r["workload"].split("/")[-1]
+        paper = PAPER_SPEEDUP.get(short)
+        table.append([short] + [_fmt(r.get(k)) for _, k in _TIMED] + [_fmt(paper),
+                     f"{r['timing']['baseline']['ipc']:.3f}"])
+    table.append(["average"] + [_fmt(avg.get(k)) for _, k in _TIMED] + ["-", "-"])
+    print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  timing cycle  "
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s]")
+    print(format_table(["workload"] + [c for c, _ in _TIMED] + ["tian15 Fig. 9 PC", "IPC base"], table))
+    print("speedup = IPC / 16 KB baseline's IPC; miss = L1 load misses sent to the L2 / baseline's "
+          "(MSHR merges are not misses); tian15 Fig. 9: PC-based speedups quoted in Section 5.2, "
+          "and PC-based beats the 32 KB L1 on average")
+    if args.json:
+        write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
+                               "timing": "cycle", "config": config_to_dict(gpu), "seconds": seconds,
+                               "rows": rows, "average": avg, "paper_speedup": PAPER_SPEEDUP})
     return 0

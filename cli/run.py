@@ -79,6 +79,15 @@ def add_parser(sub) -> None:
                    help="machine preset or TOML/JSON config file (default tian15)")
     p.add_argument("--policy", metavar="NAME", help="cache-management policy (default: none)")
     p.add_argument("--scheduler", choices=SCHEDULERS, help="warp scheduler (default: the config's)")
+    p.add_argument("--timing", choices=("cycle", "none"), default="cycle",
+                   help="cycle: the cycle-level timing model (IPC, MSHRs, latencies; default); "
+                        "none: the open-loop interleaver (fast, no timing feedback)")
+    p.add_argument("--dependences", choices=("next-memory", "none", "next-instruction"),
+                   default="next-memory",
+                   help="what a warp with loads outstanding waits for (timing model; default: its "
+                        "next memory or barrier instruction)")
+    p.add_argument("--warp-limit", type=positive_int(0), metavar="N",
+                   help="static warp limiting (swl:N): only the N oldest warps of an SM issue")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, for runs over 2 s)")
@@ -104,6 +113,12 @@ def run(args: argparse.Namespace) -> int:
     gpu = load_config(args.config)
     if args.scheduler:
         gpu = gpu.replace(scheduler=args.scheduler)
+    if args.warp_limit is not None:
+        if args.timing != "cycle":
+            raise InputError("--warp-limit needs the timing model (--timing cycle)")
+        gpu = gpu.replace(warp_limit=args.warp_limit)
+    if args.timing == "none" and gpu.scheduler not in ("lrr", "gto", "oldest"):
+        raise InputError(f"--scheduler {gpu.scheduler}: needs the timing model (--timing cycle)")
     policy = _policy(args.policy, gpu)
     if args.trace:
         wl, trace = load_workload_arg(args.trace), args.trace
@@ -112,11 +127,13 @@ def run(args: argparse.Namespace) -> int:
         wl, trace = registry.build(args.workload, size, args.seed or 0), None
 
     t0 = time.perf_counter()
-    result = simulate(wl, gpu, policy, show_progress=args.progress)
+    result = simulate(wl, gpu, policy, show_progress=args.progress, timing=args.timing,
+                      dependences=args.dependences)
     seconds = time.perf_counter() - t0
 
     print(f"workload {wl.name} ({plural(len(wl.kernels), 'kernel')})  config {gpu.name}  "
-          f"policy {args.policy or 'none'}  scheduler {gpu.scheduler}  [{seconds:.1f} s]")
+          f"policy {args.policy or 'none'}  scheduler {gpu.scheduler}  timing {args.timing}  "
+          f"[{seconds:.1f} s]")
     print()
     print(format_results(result, gpu))
     if args.json:
@@ -126,6 +143,8 @@ def run(args: argparse.Namespace) -> int:
             "config": config_to_dict(gpu),
             "policy": args.policy,
             "scheduler": gpu.scheduler,
+            "timing": args.timing,
+            "dependences": args.dependences if args.timing == "cycle" else None,
             "seconds": round(seconds, 3),
             **result,
         })
@@ -148,7 +167,8 @@ def _policy(name: str | None, gpu: GPUConfig):
         raise InputError(f"{gpu.name}: policy_params.{name}: {e}") from None
 
 
-def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | None = None) -> dict:
+def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | None = None,
+             timing: str = "none", dependences: str = "next-memory") -> dict:
     """:func:`golden.driver.simulate` with a progress bar counting warp instructions.
 
     Parameters
@@ -164,6 +184,19 @@ def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | No
     """
     # Imported here so that the other commands do not load the compiled cache model.
     from golden.driver import simulate as run_simulation
+
+    if timing == "cycle":
+        total = sum(k.n_ctas for k in wl.kernels)
+        with progress(total, "simulating", "CTA", show_progress) as bar:
+            before = [sum(k.n_ctas for k in wl.kernels[:i]) for i in range(len(wl.kernels))]
+            seen = [0]
+
+            def advance(kernel: int, done: int, ctas: int) -> None:
+                bar.update(before[kernel] + done - seen[0])
+                seen[0] = before[kernel] + done
+
+            return run_simulation(wl, gpu, policy, timing="cycle", dependences=dependences,
+                                  on_progress=advance)
 
     with progress(wl.n_instructions, "simulating", "inst", show_progress) as bar:
         shown: dict[int, int] = {}
@@ -209,4 +242,33 @@ def format_results(result: dict, gpu: GPUConfig) -> str:
     blocks.append(format_table(("kernel", "grid", "block", "instructions", "global", "shared",
                                 "other memory", "accesses", "cycles"), rows,
                                title="Warp instructions"))
+    if "timing" in result:
+        blocks.append(format_timing(result["timing"]))
     return "\n\n".join(blocks)
+
+
+def format_timing(t: dict) -> str:
+    """The timing model's summary: IPC, occupancy, issue slots, MSHRs and DRAM."""
+    slots = t["issue_slots"]
+    l1, l2, dram = t["l1"], t["l2"], t["dram"]
+    fails = l1["reservation_fails"]
+    rows = [
+        ("cycles", format_count(t["cycles"])),
+        ("IPC (warp instructions per cycle)", f"{t['ipc']:.3f}"),
+        ("warp occupancy", format_rate(t["occupancy"])),
+        ("average load latency (cycles)", f"{t['avg_load_latency']:.1f}"),
+        ("issue slots: issued / memory / barrier / LD-ST busy / throttled / no warp",
+         " / ".join(format_rate(slots[k]) for k in ("issued", "memory", "barrier", "structural",
+                                                     "throttled", "none"))),
+        ("L1 hit rate (MSHR merges count as misses)", format_rate(l1["hit_rate"])),
+        ("L1 MSHR merges / sector misses", f"{format_count(l1['mshr_merges'])} / "
+                                           f"{format_count(l1['sector_misses'])}"),
+        ("L1 reservation failures: MSHR / merge / miss queue",
+         " / ".join(format_count(fails[k]) for k in ("mshr", "merge", "miss_queue"))),
+        ("L2 hit rate / MSHR merges / reservation failures",
+         f"{format_rate(l2['hit_rate'])} / {format_count(l2['mshr_merges'])} / "
+         f"{format_count(l2['reservation_fails'])}"),
+        ("DRAM reads / writes / row-buffer hits",
+         f"{format_count(dram['reads'])} / {format_count(dram['writes'])} / {format_count(dram['row_hits'])}"),
+    ]
+    return format_table(("", "value"), rows, title="Timing (cycle-level model)")

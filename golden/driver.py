@@ -25,7 +25,10 @@ from golden.policies.base import Policy
 from golden.trace.interleave import INSTRUCTION_FIELDS, Interleaved, interleave
 from golden.trace.model import KernelTrace, Workload
 
-__all__ = ["CHUNK", "INSTRUCTION_FIELDS", "Chunk", "KernelResult", "drive", "simulate"]
+__all__ = ["TIMINGS", "CHUNK", "INSTRUCTION_FIELDS", "Chunk", "KernelResult", "drive", "simulate"]
+
+#: How accesses are ordered in time: the cycle-level timing model or the open-loop interleaver.
+TIMINGS = ("cycle", "none")
 
 #: Accesses handed to the hierarchies at a time: bounds memory, logs and the progress pace.
 CHUNK = 1 << 18
@@ -144,8 +147,17 @@ def _kernel_result(kernel: KernelTrace, il: Interleaved, start: int) -> KernelRe
 
 
 def simulate(workload: Workload, gpu: GPUConfig, policy: Policy | None = None,
-             on_chunk: Callable[[Chunk], None] | None = None, chunk: int = CHUNK) -> dict:
+             on_chunk: Callable[[Chunk], None] | None = None, chunk: int = CHUNK, *,
+             timing: str = "none", dependences: str = "next-memory",
+             on_progress: Callable[[int, int, int], None] | None = None) -> dict:
     """The main job: ``workload`` through ``gpu``'s hierarchy with ``policy``.
+
+    With ``timing="cycle"`` the cycle-level timing model (``golden.gpu``)
+    orders the accesses, with misses in flight and latency feedback, and the
+    result gains a ``timing`` section (IPC, occupancy, stalls, MSHR merges,
+    reservation failures, time series); ``dependences`` and ``on_progress``
+    (kernel index, CTAs retired, CTAs) apply to it. ``timing="none"`` is the
+    interleaver's fast, open-loop order (``on_chunk`` and ``chunk`` apply).
 
     Parameters
     ----------
@@ -166,6 +178,12 @@ def simulate(workload: Workload, gpu: GPUConfig, policy: Policy | None = None,
         ``{"kernels": [per-kernel counts], "totals": {...}, "caches": hierarchy
         stats, "policy_stats": the policy's stats}``, plain JSON values.
     """
+    if timing not in TIMINGS:
+        raise ValueError(f"timing: must be one of {', '.join(TIMINGS)}, not {timing!r}")
+    if timing == "cycle":
+        from golden.gpu.run import simulate_timed
+
+        return simulate_timed(workload, gpu, policy, dependences=dependences, on_progress=on_progress)
     hierarchy = Hierarchy(gpu, policy=policy)
     kernels = [k.as_dict() for k in drive(workload, gpu, [hierarchy], chunk=chunk, on_chunk=on_chunk)]
     totals = {key: sum(r[key] for r in kernels) for key in (*INSTRUCTION_FIELDS, "accesses", "cycles")}

@@ -24,13 +24,15 @@ from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.driver import CHUNK, drive
 from golden.errors import InputError
-from golden.policies.base import Policy
+from golden.llc.model import LLCModel
+from golden.policies.base import Policy, get_policy
 from golden.trace.model import Workload
 from golden.units.base import UnitModel
 from tb.amaranth_sim import replay_amaranth
 from tb.log import Mismatch
 
-__all__ = ["SIMULATORS", "CosimResult", "record_transactions", "unit_log", "replay", "cosim", "cosim_units"]
+__all__ = ["SIMULATORS", "CosimResult", "record_transactions", "record_llc_transactions", "unit_log",
+           "replay", "cosim", "cosim_units", "cosim_llc"]
 
 #: Replayers by name.
 SIMULATORS = ("amaranth", "icarus", "verilator")
@@ -67,9 +69,40 @@ def record_transactions(workload: Workload, gpu: GPUConfig, policy: Policy,
     return {name: np.concatenate(p) for name, p in parts.items()}, h.stats()
 
 
+def record_llc_transactions(trace: np.ndarray, cores: int, policy: Policy, *, chunk: int = 1 << 18,
+                            progress: Callable[[int], None] | None = None
+                            ) -> tuple[dict[str, np.ndarray], dict]:
+    """Run a stream-labelled trace through drp16's LLC model (``golden.llc``) with a recording ``policy``.
+
+    The trace (``golden.llc.model.LLC_TRACE_DTYPE`` rows) runs in chunks of
+    ``chunk`` rows; the policy's logs must hold a chunk's transactions (a
+    row makes at most three LLC accesses).
+
+    Returns
+    -------
+    transactions : dict of str to numpy.ndarray
+        Per recorder of the policy, every transaction of the run in order.
+    stats : dict
+        The LLC model's counters.
+    """
+    model = LLCModel(cores, policy)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in policy.recorders}
+    for i in range(0, len(trace), chunk):
+        model.run(trace[i:i + chunk])
+        for name, rows in policy.take_transactions().items():
+            parts[name].append(rows)
+        if progress:
+            progress(min(chunk, len(trace) - i))
+    for name, rows in policy.take_transactions().items():
+        parts[name].append(rows)
+    return {name: np.concatenate(p) for name, p in parts.items()}, model.stats()
+
+
 def unit_log(spec: UnitSpec, model: UnitModel, transactions: dict[str, np.ndarray],
-             workload: Workload) -> np.ndarray:
+             workload: Workload | str) -> np.ndarray:
     """The unit's cycle log from the recorded transactions, with every input checked against its width.
+
+    ``workload`` (or its name) is named in the error.
 
     Raises
     ------
@@ -79,7 +112,8 @@ def unit_log(spec: UnitSpec, model: UnitModel, transactions: dict[str, np.ndarra
     log = model.cycle_log(transactions[spec.recorder])
     for port, width in model.inputs.items():
         if len(log) and int(log[port].max()) >= 1 << width:
-            raise InputError(f"workload {workload.name}: {spec.name}.{port} needs more than its {width} bits "
+            name = getattr(workload, "name", workload)
+            raise InputError(f"workload {name}: {spec.name}.{port} needs more than its {width} bits "
                              f"(value {int(log[port].max())})")
     return log
 
@@ -165,12 +199,50 @@ def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: st
             tx, _ = record_transactions(workload, gpu, policy, progress)
             recorded[spec.policy] = (policy, tx, time.perf_counter() - t0)
         policy, tx, record_seconds = recorded[spec.policy]
-        log = unit_log(spec, spec.model(gpu, policy), tx, workload)
-        if limit is not None:
-            log = log[:limit]
-        rows, mismatch, seconds = replay(spec.rtl(gpu, policy), log, sim, Path(build_dir) / spec.name)
-        results.append(CosimResult(spec.name, sim, rows, len(log), mismatch, seconds, record_seconds))
+        results.append(_replay_unit(spec, gpu, policy, tx, workload, sim, build_dir, limit, record_seconds))
     return results
+
+
+def _replay_unit(spec: UnitSpec, gpu: GPUConfig | None, policy: Policy, tx: dict[str, np.ndarray],
+                 workload: Workload | str, sim: str, build_dir: str | Path, limit: int | None,
+                 record_seconds: float) -> CosimResult:
+    """Lay out the unit's cycle log from ``tx`` and replay it (the first ``limit`` rows) into its RTL."""
+    log = unit_log(spec, spec.model(gpu, policy), tx, workload)
+    if limit is not None:
+        log = log[:limit]
+    rows, mismatch, seconds = replay(spec.rtl(gpu, policy), log, sim, Path(build_dir) / spec.name)
+    return CosimResult(spec.name, sim, rows, len(log), mismatch, seconds, record_seconds)
+
+
+def cosim_llc(unit: str, trace: np.ndarray, cores: int, *, name: str = "llc trace", sim: str = "verilator",
+              build_dir: str | Path = "build/cosim", limit: int | None = None, chunk: int = 1 << 18,
+              progress: Callable[[int], None] | None = None, **params) -> CosimResult:
+    """Co-simulate a unit fed by drp16's LLC (``golden.llc``): record a trace's run, replay the unit's log.
+
+    Parameters
+    ----------
+    unit : str
+        Catalog name of the unit (its policy must act on the ``"llc"`` level).
+    trace : numpy.ndarray
+        ``golden.llc.model.LLC_TRACE_DTYPE`` rows.
+    cores : int
+        CPU cores of the LLC model.
+    name : str
+        What the trace is (named in errors).
+    sim, build_dir, limit :
+        As :func:`cosim_units`.
+    chunk : int
+        Rows per LLC model run between two takes of the transactions.
+    **params
+        Extra parameters of the unit's policy.
+    """
+    spec = get_unit(unit)
+    if sim not in SIMULATORS:
+        raise InputError(f"--sim must be one of {', '.join(SIMULATORS)}, not {sim!r}")
+    policy = get_policy(spec.policy, log_sm=0, log_capacity=3 * chunk, **params)
+    t0 = time.perf_counter()
+    tx, _ = record_llc_transactions(trace, cores, policy, chunk=chunk, progress=progress)
+    return _replay_unit(spec, None, policy, tx, name, sim, build_dir, limit, time.perf_counter() - t0)
 
 
 def cosim(unit: str, workload: Workload, gpu: GPUConfig, **options) -> CosimResult:

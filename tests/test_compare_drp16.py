@@ -17,7 +17,15 @@ from golden.policies import Policy, get_policy, make_hooks
 def test_every_registered_drp16_policy_is_compared_baseline_first():
     names = drp16_policies()
     assert names[0] == BASELINE
-    assert {"drp16-ship-hybrid", "drp16-opt", "drp16-opt-bypass", "drp16-baseline-bypass"} <= set(names)
+    assert {"drp16-ship-hybrid", "drp16-opt", "drp16-opt-bypass", "drp16-baseline-bypass", "drp16-helm",
+            "drp16-drp", "drp16-drp-rm", "drp16-drp-rm-rh"} <= set(names)
+    assert "drp16-wss" not in names  # a wrapper: the Baseline's misses, recording the WSS unit
+
+
+@pytest.mark.parametrize("name", ["drp16-helm", "drp16-drp", "drp16-drp-rm"])
+def test_drp_and_helm_get_the_disk_cached_loop(name):
+    m = LLCModel(1, get_policy(name), llc=caches(1 / 16)[0])
+    assert loops.cached_loop(m.hooks) is not None
 
 
 def test_small_compare_through_the_cli(tmp_path, capsys):
@@ -50,6 +58,7 @@ def test_small_compare_through_the_cli(tmp_path, capsys):
     (["--cores", "3"], "--cores: drp16's configurations have 1, 2 or 4 CPU cores, not 3"),
     (["--scale", "0.03"], "too few for drp16's dueling groups"),
     (["--policies", "drp16-lru"], "--policies: 'drp16-lru' is not a drp16 policy"),
+    (["--timing", "cycle"], "--timing: the drp16 suite runs the LLC model, which has no timing"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     assert main(["compare", "--suite", "drp16", "--no-progress", *args]) == 2
@@ -64,17 +73,20 @@ def test_llc_too_small_for_the_dueling_groups_is_an_input_error(capsys):
 
 
 @pytest.mark.slow  # the generic loop compiles in the process (about 30 s CPU)
-def test_the_cached_loop_equals_the_generic_loop(monkeypatch):
+@pytest.mark.parametrize("name", ["drp16-ship-hybrid", "drp16-helm", "drp16-drp"])
+def test_the_cached_loop_equals_the_generic_loop(monkeypatch, name):
     llc, l1, l2 = caches(1 / 16)
     trace = build_mix("D18", 1 / 16)[:60_000]
     stats = []
     for cached in (True, False):
         if not cached:
             monkeypatch.setattr(loops, "cached_loop", lambda hooks: None)
-        m = LLCModel(2, get_policy("drp16-ship-hybrid"), llc=llc, l1=l1, l2=l2)
+        p = get_policy(name)
+        m = LLCModel(2, p, llc=llc, l1=l1, l2=l2)
         rec = m.run(trace, record=True)
-        stats.append((m.stats(), rec))
+        stats.append((m.stats(), rec, p.stats()))
     assert stats[0][0] == stats[1][0] and np.array_equal(stats[0][1], stats[1][1])
+    assert stats[0][2] == stats[1][2]
 
 
 @nb.njit(cache=True)

@@ -49,24 +49,30 @@ def test_tian15_table1():
 
 
 def test_kim20_table1():
+    # kim20 Table 1 is GPGPU-Sim v4.0's 2019 SM6_TITANX config; its "MSHR 16, miss queue 32" misreads
+    # the L1D string "A:256:8,16:0,32" (256 MSHRs of 8 merges, a miss queue of 16).
     g = preset("kim20")
     assert (g.n_sm, g.warp_size) == (56, 32)
+    assert (g.max_warps_per_sm, g.max_threads_per_sm, g.max_ctas_per_sm) == (32, 1024, 16)
+    assert (g.max_regs_per_sm, g.shared_mem_bytes, g.schedulers_per_sm) == (32768, 48 * KB, 2)
     l1 = g.l1
     assert (l1.size, l1.assoc, l1.line_size, l1.sets) == (24 * KB, 48, 128, 4)
     assert l1.sector_size == 32
     assert l1.allocate == "on-fill"
-    assert (l1.mshrs, l1.miss_queue) == (16, 32)
+    assert (l1.mshrs, l1.mshr_merges, l1.miss_queue) == (256, 8, 16)
     assert (l1.hit_latency, l1.latency) == (82, 82)
     assert (g.scheduler, g.cta_scheduler) == ("gto", "round-robin")
     assert (g.core_clock_mhz, g.icnt_clock_mhz, g.l2_clock_mhz, g.dram_clock_mhz) == \
         (1417.0, 1417.0, 1417.0, 2500.0)
-    # L2: GPGPU-Sim v4.0 Pascal slices of 128 KB, 8 channels x 2 sub-partitions = 2 MB.
+    # L2: 12 channels x 2 sub-partitions x 64 sets x 16 ways x 128 B = 3 MB.
     l2 = g.l2
-    assert (l2.size, l2.assoc, l2.line_size, l2.sector_size) == (2 * MB, 16, 128, 32)
+    assert (l2.size, l2.assoc, l2.line_size, l2.sector_size) == (3 * MB, 16, 128, 32)
     assert (l2.write, l2.replacement, l2.hit_latency) == ("write-back", "lru", 120)
-    assert l2.size // (g.l2_partitions * l2.banks) == 128 * KB
+    assert (g.l2_partitions, l2.sets // g.l2_partitions, l2.index_slices) == (24, 64, 24)
+    assert (l2.mshrs, l2.mshr_merges) == (256, 64)
+    assert (g.dram_channels, g.dram_banks, g.dram_t_rcd, g.dram_t_ras, g.dram_t_cl) == (12, 16, 16, 37, 16)
     assert g.l3 is None
-    assert "kim20 Table 1" in g.source
+    assert "SM6_TITANX" in g.source
 
 
 def test_ciao18_tables():
@@ -83,7 +89,10 @@ def test_ciao18_tables():
     # the 768-set L2 is XOR-indexed per slice, GPGPU-Sim's 12 sub-partitions of 64 sets.
     assert (l1.index, l1.index_slices) == ("xor", 1)
     assert (l2.sets, l2.index, l2.xor_slices, l2.index_slices) == (768, "xor", 12, 12)
-    assert l2.index_slices == g.l2_partitions * l2.banks
+    # GTX 480: 6 channels x 2 sub-partitions; L1D 32 MSHRs x 8 merges, miss queue 8.
+    assert (g.l2_partitions, g.dram_channels) == (12, 6) and l2.index_slices == g.l2_partitions
+    assert (l1.mshrs, l1.mshr_merges, l1.miss_queue) == (32, 8, 8)
+    assert (g.dram_t_cl, g.dram_t_rcd, g.dram_t_ras) == (12, 12, 28)
     assert l2.sets // l2.index_slices == 64
     assert l2.size // l2.index_slices == 64 * KB
     assert g.policy_params == {"ciao": {"vta_ways": 8, "vta_sets": 48, "vta_replacement": "fifo"}}
@@ -257,7 +266,7 @@ def test_config_from_dict():
     ('base = "tian15"\n[l1]\nsize = 24576\nassoc = 6\n',
      "{f}:2: l1.replacement: tree pseudo-LRU needs power-of-2 ways, not 6"),
     ('base = "tian15"\nn_sm = 4\nscheduler = "fifo"\n',
-     "{f}:3: scheduler: must be one of lrr, gto, oldest, not 'fifo'"),
+     "{f}:3: scheduler: must be one of lrr, gto, oldest, two-level, not 'fifo'"),
     ('base = "tian15"\nl1 = { size = 16384, line_size = 48 }\n',
      "{f}:2: l1.line_size: must be a power of 2 of at least 4 bytes, not 48"),
     ('base = "tian15"\n[l1]\nsize = 1000\n',

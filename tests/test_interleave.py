@@ -398,7 +398,7 @@ def test_policies_differ_on_mixed_kernel():
 def test_wrong_options():
     kt = _policy_kernel()
     gpu = _gpu()
-    with pytest.raises(ValueError, match=r"scheduler: must be one of lrr, gto, oldest, not 'rr'"):
+    with pytest.raises(ValueError, match=r"scheduler: must be one of lrr, gto, oldest, two-level, not 'rr'"):
         interleave_kernel(kt, 0, gpu, scheduler="rr")
     with pytest.raises(ValueError, match=r"kernel_index: must be an integer from 0 to 65535, not -1"):
         interleave_kernel(kt, -1, gpu)

@@ -1,8 +1,13 @@
-"""drp16's WSS cache (golden/units/wss.py): hand-worked lookups, reuse counting, allocation, epochs."""
+"""drp16's WSS cache (golden/units/wss.py): the functional core, the unit model, the recording policy."""
 
 import numpy as np
+import pytest
 
+from golden.configs.schema import CacheConfig
+from golden.errors import InputError
+from golden.llc.model import LLC_TRACE_DTYPE, LLCModel
 from golden.llc.streams import COLOR, DEPTH, DYNTEX, SHADER, TEXTURE
+from golden.policies import get_policy
 from golden.units.wss import (
     ENTRY_BITS,
     NO_REUSE,
@@ -10,6 +15,7 @@ from golden.units.wss import (
     SETS,
     WAYS,
     WR_REUSE,
+    Wss,
     new_wss,
     wss_access,
 )
@@ -147,3 +153,114 @@ def test_random_stream_matches_a_plain_python_model():
         blocks = {k: v for k, v in blocks.items() if (k[0], k[1]) in live}
         assert got == exp
     assert ws.wr.tolist() == wr.tolist() and ws.rr.tolist() == rr.tolist() and ws.wa.tolist() == wa.tolist()
+
+
+# ---- The unit model, and the transactions the drp16-wss policy records.
+
+SMALL_WSS = dict(sets=8, ways=4, min_entries=4, epoch=3000)
+
+
+def llc_stream(n, seed=0):
+    """A seeded 2C1G stream: CPU loads and stores over a few pages, GPU streams over a frame's pages."""
+    rng = np.random.default_rng(seed)
+    t = np.zeros(n, LLC_TRACE_DTYPE)
+    cpu = rng.random(n) < 0.3
+    core = rng.integers(0, 2, n)
+    t["stream"] = np.where(cpu, core, rng.choice([COLOR, DEPTH, TEXTURE, DYNTEX, SHADER], n))
+    lines = rng.integers(0, 64 * 300, n)
+    t["line"] = np.where(rng.random(n) < 0.6, lines & ~7, lines) + np.where(cpu, core << 20, 1 << 24)
+    t["op"] = np.where(rng.random(n) < 0.3, 2, 1)
+    t["pc"] = np.where(cpu, 0x400 + 4 * rng.integers(0, 16, n), 0)
+    return t
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """A 2C1G run with the WSS sampling the LLC, its LLC trace and the policy."""
+    p = get_policy("drp16-wss", log_sm=0, log_capacity=1 << 17, **SMALL_WSS)
+    m = LLCModel(2, p)
+    llc = m.run(llc_stream(30_000), record=True)
+    return p, p.take_transactions()["wss"], llc, m.stats()
+
+
+def test_policy_feeds_every_llc_access(recorded):
+    p, tx, llc, stats = recorded
+    assert len(tx) == len(llc) == sum(v["reads"] + v["writes"] for v in stats["streams"].values())
+    assert (tx["line"] == llc["line"].astype(np.int64)).all() and (tx["stream"] == llc["stream"]).all()
+    assert (tx["write"] == (llc["op"] == 2)).all() and (tx["access"] == np.arange(len(tx))).all()
+    # The functional core on the recorded LLC trace gives the same outcomes and counters.
+    ws = new_wss(0, SMALL_WSS["min_entries"], SMALL_WSS["epoch"], sets=8, ways=4)
+    reuse = [wss_access(ws, int(r["line"]), int(r["stream"]), int(r["op"] == 2)) for r in llc]
+    assert reuse == tx["reuse"].tolist()
+    assert ws.wr.tolist() == p.ws.wr.tolist() and ws.max_reuse[0] == p.ws.max_reuse[0]
+    # Every rule is reached.
+    assert (np.bincount(tx["reuse"], minlength=3) > 0).all() and tx["epoch"].sum() >= 3
+    s = p.stats()
+    assert s["wss_accesses"] == len(tx) and s["wss_epochs"] == tx["epoch"].sum() and s["wss_replacements"] > 0
+    assert s["wss_hits"] == tx["hit"].sum() and s["wss_allocations"] == tx["alloc"].sum()
+
+
+@pytest.mark.slow
+def test_policy_leaves_the_inner_policy_alone(recorded):
+    _, _, _, stats = recorded
+    m = LLCModel(2, get_policy("drp16-baseline"))
+    m.run(llc_stream(30_000))
+    assert m.stats() == stats
+
+
+def test_cycle_log_equals_the_unit_model(recorded):
+    p, tx, _, _ = recorded
+    model = Wss(**SMALL_WSS)
+    log = model.cycle_log(tx[:6000])
+    assert log["exp_s2_resp__epoch"].sum() >= 1
+    got = model.run(log[list(model.inputs)])
+    for k in model.outputs:
+        bad = np.flatnonzero(got[f"exp_{k}"] != log[f"exp_{k}"])
+        assert bad.size == 0, f"{k} differs first at row {bad[0] if bad.size else -1}"
+    # One row per access, 1 + sets stall rows after an epoch end, one row at the end.
+    assert len(log) == 6000 + (1 + 8) * tx["epoch"][:6000].sum() + 1
+    taken = (log["s1_acc__valid"] == 1) & (log["exp_s1_acc__ready"] == 1)
+    assert taken.sum() == 6000 == log["exp_s2_resp__valid"].sum()
+
+
+@pytest.mark.slow
+def test_policy_on_a_gpu_hierarchy_samples_the_l2():
+    from golden.cache.hierarchy import Hierarchy
+    from golden.configs.presets import preset
+    from golden.driver import drive
+    from golden.workloads import registry
+
+    gpu = preset("tian15")
+    p = get_policy("drp16-wss", log_sm=0, log_capacity=1 << 20)
+    h = Hierarchy(gpu, p)
+    drive(registry.build("tian15/bfs", 0.005), gpu, [h])
+    tx = p.take_transactions()["wss"]
+    l2 = h.stats()["l2"]
+    assert len(tx) == l2["read_hits"] + l2["read_misses"] + l2["write_hits"] + l2["write_misses"] > 0
+    assert (tx["stream"] == SHADER).all()  # CUDA accesses are the shader stream
+
+
+def test_policy_errors_and_protocol():
+    with pytest.raises(InputError, match="inner: cannot wrap itself"):
+        get_policy("drp16-wss", inner="drp16-wss")
+    with pytest.raises(InputError, match="gpu_level: must be l1, l2 or l3"):
+        get_policy("drp16-wss", gpu_level="l4")
+    with pytest.raises(ValueError, match="ways: must be a power of 2 up to 64, not 12"):
+        get_policy("drp16-wss", ways=12)
+    with pytest.raises(InputError, match="llc.line_size: the WSS tracks 64-byte blocks"):
+        get_policy("drp16-wss").level_hooks("llc", CacheConfig(size=1 << 20, assoc=16, line_size=32), 1)
+    p = get_policy("drp16-wss")
+    assert p.units() == ("wss",) and p.recorders == ("wss",)
+    assert p.stats()["wss_accesses"] == 0 and p.take_transactions()["wss"].size == 0
+    with pytest.raises(ValueError, match="s1_acc__stream: must be 0 to 10, not 11"):
+        Wss().step(s1_acc__valid=1, s1_acc__stream=11)
+
+
+def test_counters_saturate():
+    ws = new_wss(counter_bits=2)
+    for _ in range(6):
+        wss_access(ws, line(3, 0), COLOR, W)
+    assert ws.wa[COLOR] == 3
+    for _ in range(6):
+        wss_access(ws, line(3, 0), TEXTURE, R)
+    assert ws.wr[COLOR] == 1 and ws.rr[TEXTURE] == 3 and ws.max_reuse[0] == 3

@@ -14,10 +14,11 @@ from golden.trace.model import Op, Space, Workload, lane_addresses
 from golden.workloads import ciao18_mars, ciao18_polybench, rdgc_syr2k, registry
 from golden.workloads._common import DeviceMemory, PCs
 from golden.workloads._mars import REGS as MARS_REGS
-from golden.workloads._mars import MapPhase, prefix_sum_kernels
+from golden.workloads._mars import SORT_REGS, MapPhase, prefix_sum_kernels
 from golden.workloads._polybench import Run
 from golden.workloads.ciao18_gaussian import gaussian_kernels
 from golden.workloads.ciao18_mars import records_of
+from golden.workloads.ciao18_regs import MARS_REGS as APP_REGS
 from golden.workloads.ciao18_regs import REGS
 from golden.workloads.stats import apki, ctas_per_sm, f_smem, thread_instructions
 
@@ -27,6 +28,7 @@ SMALL = {
     "syrk": 0.25, "2dconv": 1 / 64, "corr": 1 / 16,
     "backprop": 1 / 64, "hotspot": 1 / 16, "lud": 0.4, "nn": 0.01, "nw": 1 / 64,
     "gaussian": 10 / 208, "kmeans": 512 / 389_376, "sm": 1 / 16,
+    "kmn": 32 / 2096, "ii": 2 / 1024, "pvc": 64 / 144_300, "ss": 16 / 1024, "wc": 0.05,
 }
 
 #: Static shared memory per CTA of every kernel that has some (ptxas -v agrees).
@@ -34,7 +36,9 @@ SHARED = {"bpnn_layerforward_CUDA": 16 * 4 + 16 * 16 * 4, "calculate_temp": 3 * 
           "lud_diagonal": 16 * 16 * 4, "lud_perimeter": 3 * 16 * 16 * 4,
           "lud_internal": 2 * 16 * 16 * 4, "needle_cuda_shared_1": 17 * 17 * 4 + 16 * 16 * 4,
           "needle_cuda_shared_2": 17 * 17 * 4 + 16 * 16 * 4,
-          "Mapper": 256 * 5 * 4, "uniformAdd": 16}
+          "Mapper": 256 * 5 * 4, "uniformAdd": 16, "Reducer": 256 * 5 * 4,
+          "bitonicSortSingleBlock_kernel": 256 * 16, "unitBitonicSortKernel": 256 * 16,
+          "partBitonicSortKernel": 256 * 16}
 
 
 @pytest.fixture(autouse=True)
@@ -158,8 +162,9 @@ def test_nn_is_cuda_euclid():
 
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_registers_and_shared_memory(name):
+    regs = {**REGS, **MARS_REGS, **SORT_REGS, **APP_REGS.get(name, {})}
     for k in distinct(small(name)):
-        assert k.regs_per_thread == {**REGS, **MARS_REGS}[k.name]
+        assert k.regs_per_thread == regs[k.name]
         if k.name == "prescan":  # dynamic: 2 * threads ints plus one pad per 16
             assert k.shared_bytes == 4 * (2 * k.block[0] + 2 * k.block[0] // 16)
         else:

@@ -93,6 +93,9 @@ __all__ = [
     "buffer_pointer",
     "engine_hooks",
     "step_function",
+    "family_globals",
+    "PHASES",
+    "ACCESS",
 ]
 
 LOAD, STORE, ATOMIC = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC)
@@ -358,6 +361,97 @@ _on_evict = _dispatcher("on_evict")
 _on_fill = _dispatcher("on_fill")
 
 
+def _find(buf, p, c, line):
+    """Tag lookup of ``line`` in instance ``c``: ``(set, set id, first line index, way or -1)``."""
+    ways = p[P_WAYS]
+    tag = _at(buf, p[O_TAG])
+    s = set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES])
+    sid = c * p[P_SETS] + s
+    base = sid * ways
+    way = np.int64(-1)
+    for w in range(ways):
+        if tag[base + w] == line:
+            way = np.int64(w)
+            break
+    return s, sid, base, way
+
+
+def _hit(buf, p, h1, h2, h3, L, a, sid, base, is_load):
+    """A lookup hit way ``a.way``: counter, replacement update, ``on_hit``."""
+    ctr = _at(buf, p[O_CTR] + a.c * _NC)
+    ctr[C_READ_HITS if is_load else C_WRITE_HITS] += 1
+    touch(p[P_REPL], _at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]), _at(buf, p[O_CLOCK]),
+          sid, base, a.way, p[P_WAYS])
+    _on_hit(h1, h2, h3, L, a)
+
+
+def _miss(buf, p, h1, h2, h3, L, a, is_load):
+    """A lookup missed: counter and ``on_miss``; returns the request flags."""
+    ctr = _at(buf, p[O_CTR] + a.c * _NC)
+    ctr[C_READ_MISSES if is_load else C_WRITE_MISSES] += 1
+    return _on_miss(h1, h2, h3, L, a)
+
+
+def _respond(buf, p, h1, h2, h3, L, a, req, resp):
+    """The missing line arrived: ``on_response``; True (and the bypass counter) when it bypasses."""
+    if _on_response(h1, h2, h3, L, a, req, resp) != 0:
+        _at(buf, p[O_CTR] + a.c * _NC)[C_BYPASSES] += 1
+        return True
+    return False
+
+
+def _drop(buf, p, h1, h2, h3, L, a, base, way):
+    """Remove the valid line in ``way`` (eviction counter, ``on_evict``); returns its dirty bit."""
+    tag = _at(buf, p[O_TAG])
+    dirty = _at(buf, p[O_DIRTY])
+    _at(buf, p[O_CTR] + a.c * _NC)[C_EVICTIONS] += 1
+    was_dirty = dirty[base + way]
+    _on_evict(h1, h2, h3, L, a, way, tag[base + way], was_dirty)
+    tag[base + way] = -1
+    dirty[base + way] = 0
+    return was_dirty
+
+
+def _victimize(buf, p, h1, h2, h3, L, a, sid, base):
+    """Choose the way to fill (replacement policy, then ``victim``) and evict its line.
+
+    Returns ``(way, line to write back or -1)``; the way is left holding the
+    old tag until :func:`_put` (the caller may write the old line back first).
+    """
+    ways = p[P_WAYS]
+    tag = _at(buf, p[O_TAG])
+    dirty = _at(buf, p[O_DIRTY])
+    v = choose_victim(p[P_REPL], tag, _at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]),
+                      _at_u64(buf, p[O_RNG]), a.c, sid, base, ways)
+    v = _victim(h1, h2, h3, L, a, v)
+    old = tag[base + v]
+    wb = np.int64(-1)
+    if old >= 0:
+        ctr = _at(buf, p[O_CTR] + a.c * _NC)
+        ctr[C_EVICTIONS] += 1
+        was_dirty = dirty[base + v]
+        _on_evict(h1, h2, h3, L, a, v, old, was_dirty)
+        if was_dirty:
+            ctr[C_WRITEBACKS] += 1
+            wb = old
+    return v, wb
+
+
+def _put(buf, p, h1, h2, h3, L, a, sid, base, v, is_dirty):
+    """Install ``a.line`` in way ``v`` (tag, dirty bit, replacement, fill counter, ``on_fill``).
+
+    Returns the context with ``a.way = v``.
+    """
+    _at(buf, p[O_TAG])[base + v] = a.line
+    _at(buf, p[O_DIRTY])[base + v] = is_dirty
+    insert(p[P_REPL], _at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]), _at(buf, p[O_CLOCK]),
+           sid, base, v, p[P_WAYS])
+    _at(buf, p[O_CTR] + a.c * _NC)[C_FILLS] += 1
+    a = at_level(a, a.c, a.op, a.line, a.set, v)
+    _on_fill(h1, h2, h3, L, a)
+    return a
+
+
 def _access(buf, p, h1, h2, h3, L, a, flags):
     """One request at level ``L`` (0-based) of the chain in ``buf``; ``p`` is its header row.
 
@@ -371,27 +465,14 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
     plus ``BYPASSED``) and, for a fill request, the response bits of
     ``on_request``.
 
-    The next level is reached by calling ``_access`` (the name is bound to
-    the cached or the hooked compiled copy, see the module docstring).
+    The phases (:func:`_find`, :func:`_hit`, :func:`_miss`, :func:`_respond`,
+    :func:`_victimize`, :func:`_put`, :func:`_drop`) are shared with the
+    timing model (``golden.gpu``), which runs them at different cycles. The
+    next level is reached by calling ``_access`` (the name is bound to the
+    cached or the hooked compiled copy, see the module docstring).
     """
     c, line, op = a.c, a.line, a.op
-    ways = p[P_WAYS]
-    repl = p[P_REPL]
-    tag = _at(buf, p[O_TAG])
-    dirty = _at(buf, p[O_DIRTY])
-    stamp = _at(buf, p[O_STAMP])
-    freq = _at(buf, p[O_FREQ])
-    tree = _at(buf, p[O_TREE])
-    ctr = _at(buf, p[O_CTR] + c * _NC)
-    clock = _at(buf, p[O_CLOCK])
-    s = set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES])
-    sid = c * p[P_SETS] + s
-    base = sid * ways
-    way = np.int64(-1)
-    for w in range(ways):
-        if tag[base + w] == line:
-            way = np.int64(w)
-            break
+    s, sid, base, way = _find(buf, p, c, line)
     a = at_level(a, c, op, line, s, way)
     demand = L == 0
     has_next = p[P_HAS_NEXT] != 0
@@ -404,24 +485,18 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
     forward = False  # the write goes on to the next level
     take_below = atomic_here  # the outcome is the next level's
     if way >= 0:
-        ctr[C_READ_HITS if is_load else C_WRITE_HITS] += 1
-        touch(repl, stamp, freq, tree, clock, sid, base, way, ways)
-        _on_hit(h1, h2, h3, L, a)
+        _hit(buf, p, h1, h2, h3, L, a, sid, base, is_load)
         if not is_load:
             if policy == WRITE_BACK:
-                dirty[base + way] = 1
+                _at(buf, p[O_DIRTY])[base + way] = 1
             else:
                 forward = True
                 if policy == WRITE_EVICT:
-                    ctr[C_EVICTIONS] += 1
-                    _on_evict(h1, h2, h3, L, a, way, line, dirty[base + way])
-                    tag[base + way] = -1
-                    dirty[base + way] = 0
-                    invalidate(stamp, freq, base, way)
+                    _drop(buf, p, h1, h2, h3, L, a, base, way)
+                    invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
     elif is_load or policy == WRITE_BACK:
         # Miss with allocation: fetch the line, then fill it unless the policy bypasses.
-        ctr[C_READ_MISSES if is_load else C_WRITE_MISSES] += 1
-        req = _on_miss(h1, h2, h3, L, a)
+        req = _miss(buf, p, h1, h2, h3, L, a, is_load)
         resp = np.int64(0)
         if has_next:
             q = _params(buf, (L + 1) * NP)
@@ -430,38 +505,22 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
             served, resp = _access(buf, q, h1, h2, h3, L + 1, below, req)
         else:
             served = np.int64(MEMORY)
-        if _on_response(h1, h2, h3, L, a, req, resp) != 0:
-            ctr[C_BYPASSES] += 1
+        if _respond(buf, p, h1, h2, h3, L, a, req, resp):
             forward = not is_load  # a bypassed store is written below instead
             if demand:
                 served |= BYPASSED
         else:
-            rng = _at_u64(buf, p[O_RNG])
-            v = choose_victim(repl, tag, stamp, freq, tree, rng, c, sid, base, ways)
-            v = _victim(h1, h2, h3, L, a, v)
-            old = tag[base + v]
-            if old >= 0:
-                ctr[C_EVICTIONS] += 1
-                was_dirty = dirty[base + v]
-                _on_evict(h1, h2, h3, L, a, v, old, was_dirty)
-                if was_dirty:
-                    ctr[C_WRITEBACKS] += 1
-                    if has_next:
-                        q = _params(buf, (L + 1) * NP)
-                        wb = at_level(a, np.int64(0), np.int64(STORE), old >> (q[P_LSHIFT] - p[P_LSHIFT]),
-                                      np.int64(-1), np.int64(-1))
-                        _access(buf, q, h1, h2, h3, L + 1, wb, np.int64(0))
-            tag[base + v] = line
-            dirty[base + v] = 0 if is_load else 1
-            insert(repl, stamp, freq, tree, clock, sid, base, v, ways)
-            ctr[C_FILLS] += 1
+            v, wb = _victimize(buf, p, h1, h2, h3, L, a, sid, base)
+            if wb >= 0 and has_next:
+                q = _params(buf, (L + 1) * NP)
+                wba = at_level(a, np.int64(0), np.int64(STORE), wb >> (q[P_LSHIFT] - p[P_LSHIFT]),
+                               np.int64(-1), np.int64(-1))
+                _access(buf, q, h1, h2, h3, L + 1, wba, np.int64(0))
+            a = _put(buf, p, h1, h2, h3, L, a, sid, base, v, np.int64(0 if is_load else 1))
             way = v
-            a = at_level(a, c, op, line, s, way)
-            _on_fill(h1, h2, h3, L, a)
     else:
         # Store miss without write-allocate. No fill request: on_miss's flags go nowhere.
-        ctr[C_WRITE_MISSES] += 1
-        _on_miss(h1, h2, h3, L, a)
+        _miss(buf, p, h1, h2, h3, L, a, is_load)
         forward = True
         take_below = True
     if forward:
@@ -478,6 +537,9 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
         resp_up = _on_request(h1, h2, h3, L, at_level(a, c, op, line, s, way), flags)
     return served, resp_up
 
+
+#: The phases of an access, compiled into each family (and into the timing model's loops).
+_PHASES = (_find, _hit, _miss, _respond, _drop, _victimize, _put)
 
 # Bound to each family's compiled copy of _access (inlined) by _compile_family.
 _access_first = None
@@ -514,6 +576,8 @@ def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
     def copy(fn):
         return pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
 
+    for fn in _PHASES:
+        names[fn.__name__] = nb.njit(inline="always", **opts)(copy(fn))
     names["_access"] = nb.njit(**opts)(copy(_access))
     # The baseline family inlines the first level into the loop (a first-level hit then
     # costs no call); hooked families, compiled in every process, skip that to halve
@@ -522,7 +586,7 @@ def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
     names["_loop"] = nb.njit(**opts)(copy(_loop))
     names["_run"] = nb.njit(**opts)(copy(_run))
     names["_step"] = nb.njit(**opts)(copy(_step))
-    return pytypes.SimpleNamespace(run=names["_run"], step=names["_step"])
+    return pytypes.SimpleNamespace(run=names["_run"], step=names["_step"], names=names)
 
 
 # Hooks reach the engine as first-class functions, which numba labels experimental on every
@@ -586,6 +650,23 @@ def step_function(hooked: bool):
         when every level is the baseline (the disk-cached family).
     """
     return (_HOOKED if hooked else _CACHED).step
+
+
+#: The phases (plain Python functions), for compiled code that builds its own copies of them.
+PHASES = _PHASES
+#: ``_access`` as a plain Python function (recursive through the global name ``_access``).
+ACCESS = _access
+
+
+def family_globals(hooked: bool) -> dict:
+    """The module globals of one compiled family, for compiled code built on the engine's phases.
+
+    ``_access`` and the phases (``_find``, ``_hit``, ``_miss``, ``_respond``,
+    ``_drop``, ``_victimize``, ``_put``) are bound to that family's compiled
+    copies. The timing model (``golden.gpu``) compiles its loop against
+    these, so it runs exactly the functional engine's steps, split in time.
+    """
+    return (_HOOKED if hooked else _CACHED).names
 
 
 _choose_victim_inline = nb.njit(nogil=True, inline="always")(choose_victim.py_func)

@@ -156,10 +156,18 @@ class Hierarchy:
             If the stream is malformed (see :func:`check_accesses`).
         """
         check_accesses(accesses, self.gpu.n_sm)
-        hooks = [None if h is BASELINE_HOOKS else h for h in self.hooks.values()]
-        out = run(self._state, hooks, as_access_rows(accesses), self.t)
+        out = run(self._state, self.engine_hooks(), as_access_rows(accesses), self.t)
         self.t += len(accesses)
         return out if outcomes else None
+
+    @property
+    def engine(self) -> EngineState:
+        """The engine state of every level (the timing model runs the engine's phases on it)."""
+        return self._state
+
+    def engine_hooks(self) -> list:
+        """Each level's hooks as the engine takes them (None for a baseline level)."""
+        return [None if h is BASELINE_HOOKS else h for h in self.hooks.values()]
 
     def stats(self, per_sm: bool = False) -> dict:
         """Counters per level.

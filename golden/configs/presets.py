@@ -57,12 +57,14 @@ _TIAN15 = GPUConfig(
     scheduler="oldest",
     core_clock_mhz=1000.0,
     # choice: one scheduler per SIMD (4 SIMDs per CU); GCN's 40 wavefronts of 64 work-items
-    # per CU give 2560 threads = 80 of gpucache's 32-thread warps; a CTA holds at least one
-    # wavefront, so at most 40 CTAs; GCN's LDS is 64 KB in 32 banks.
+    # per CU (2560 threads); a CTA holds at least one wavefront, so at most 40 CTAs; GCN's LDS
+    # is 64 KB in 32 banks and its vector registers 4 SIMDs x 64 KB = 65536 32-bit registers.
+    warp_size=64,
     schedulers_per_sm=4,
     max_threads_per_sm=2560,
-    max_warps_per_sm=80,
+    max_warps_per_sm=40,
     max_ctas_per_sm=40,
+    max_regs_per_sm=65536,
     shared_mem_bytes=64 * KB,
     shared_mem_banks=32,
 )
@@ -73,42 +75,67 @@ _TIAN15 = GPUConfig(
 #                     MSHR entry: 16, Miss queue entry: 32, Hit latency: 82 cycles
 #   Scheduler         GTO warp scheduling, RR CTA scheduling
 #   Clock             1417 (Core) : 1417 (Interconnection) : 1417 (L2) : 2500 (DRAM) (MHz)
-# The table gives no L2; kim20 runs "GPGPU-Sim v4.0 [...] default configuration based on the
-# NVIDIA GTX 1080". The L2 and the SM limits below are GPGPU-Sim v4.0's Pascal config
-# (configs/tested-cfgs/SM6_TITANX, whose clocks are exactly Table 1's), sized to the GTX 1080.
+# kim20 runs "GPGPU-Sim v4.0 [...] default configuration": the 2019 configs/tested-cfgs/SM6_TITANX/
+# gpgpusim.config (gpgpu-sim_distribution 537b342a, April 2019), whose clocks and 56 cores are
+# exactly Table 1's. Every figure below is that file's:
+#   -gpgpu_n_clusters 28 -gpgpu_n_cores_per_cluster 2          56 SMs
+#   -gpgpu_shader_core_pipeline 1024:32 -gpgpu_shader_cta 16   32 warps, 16 CTAs per SM
+#   -gpgpu_shader_registers 32768 -gpgpu_shmem_size 49152      registers and shared memory per SM
+#   -gpgpu_num_sched_per_core 2 -gpgpu_scheduler gto
+#   -gpgpu_cache:dl1 S:4:128:48,L:L:s:N:L,A:256:8,16:0,32       sectored 4 sets x 48 ways x 128 B;
+#       LRU, local write-back/global write-through, streaming allocate-on-fill, no write-allocate,
+#       linear index; MSHR table of 256 entries x 8 merges; miss queue 16
+#   -l1_latency 82
+#   -gpgpu_n_mem 12 -gpgpu_n_sub_partition_per_mchannel 2      24 L2 sub-partitions
+#   -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:L,A:256:64,16:0,32     64 sets x 16 ways x 128 B per
+#       sub-partition (3 MB), LRU, write-back, allocate on miss, lazy fetch-on-read, linear
+#       index; 256 MSHRs x 64 merges per sub-partition
+#   -rop_latency 120 -dram_latency 100 -icnt_flit_size 40
+#   -gpgpu_dram_buswidth 4 -gpgpu_dram_burst_length 8 -dram_data_command_freq_ratio 4
+#   -gpgpu_dram_timing_opt "nbk=16:CCD=2:RRD=8:RCD=16:RAS=37:RP=16:RC=52:CL=16:..."
+# Table 1's "MSHR entry: 16, Miss queue entry: 32" misreads the L1D string: in GPGPU-Sim's
+# cache string "A:256:8,16:0,32" the MSHR table has 256 entries of 8 merges and the miss queue 16
+# entries (32 is the data port width in bytes). docs/configs.md has the field-by-field reading.
 _KIM20 = GPUConfig(
     name="kim20",
-    source="kim20 Table 1; L2 and SM limits from GPGPU-Sim v4.0 SM6_TITANX sized to a GTX 1080",
+    source="kim20 Table 1 = GPGPU-Sim v4.0 (2019) configs/tested-cfgs/SM6_TITANX",
     n_sm=56,
     l1=CacheConfig(
-        size=24 * KB, assoc=48, line_size=128,
-        sector_size=32,  # choice: GPGPU-Sim's sectors are 32 B
-        allocate="on-fill", mshrs=16, miss_queue=32, hit_latency=82,
-        # choice: GPGPU-Sim's Pascal L1D "L:L:s:N:L": LRU, global write-through without
-        # write-allocate, linear set index, 8 merges per MSHR ("A:256:8").
-        replacement="lru", write="write-through", index="mod", mshr_merges=8,
+        size=24 * KB, assoc=48, line_size=128, sector_size=32, allocate="on-fill",
+        mshrs=256, mshr_merges=8, miss_queue=16, hit_latency=82,
+        replacement="lru", write="write-through", index="mod",
     ),
     l2=CacheConfig(
-        # choice: SM6_TITANX "S:64:128:16,L:B:m:L:P": 128 KB 16-way sectored slices, LRU,
-        # write-back, allocate on miss; 8 memory channels x 2 sub-partitions give the GTX 1080's
-        # 2 MB. Its IPOLY set hash is an XOR hash: modelled as "xor". Latency: gpgpu_l2_rop_latency.
-        size=2 * MB, assoc=16, line_size=128, sector_size=32, replacement="lru",
-        write="write-back", allocate="on-miss", index="xor", hit_latency=120, banks=2,
+        size=3 * MB, assoc=16, line_size=128, sector_size=32, replacement="lru",
+        write="write-back", allocate="on-miss", hit_latency=120,
+        mshrs=256, mshr_merges=64, miss_queue=16,
+        # choice: gpucache's L2 is one set array whose 24 slices of 64 sets are the sub-partitions
+        # (partition = slice). GPGPU-Sim picks the sub-partition from address bits above bit 8
+        # and indexes linearly inside it; 1536 sets are not a power of 2, so the slices are
+        # XOR-indexed, which spreads consecutive lines over the slices the same way.
+        index="xor", xor_slices=24,
     ),
-    l2_partitions=8,
+    l2_partitions=24,
     scheduler="gto",
     cta_scheduler="round-robin",
     core_clock_mhz=1417.0,
     icnt_clock_mhz=1417.0,
     l2_clock_mhz=1417.0,
     dram_clock_mhz=2500.0,
-    # choice: SM6_TITANX "2048:32" pipeline (64 warps), 32 CTAs, 4 schedulers, 96 KB shared.
-    max_threads_per_sm=2048,
-    max_warps_per_sm=64,
-    max_ctas_per_sm=32,
-    schedulers_per_sm=4,
-    shared_mem_bytes=96 * KB,
+    max_threads_per_sm=1024,
+    max_warps_per_sm=32,
+    max_ctas_per_sm=16,
+    max_regs_per_sm=32768,
+    schedulers_per_sm=2,
+    shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
+    icnt_flit_bytes=40,
+    dram_channels=12,
+    dram_banks=16,
+    dram_t_cl=16, dram_t_rcd=16, dram_t_rp=16, dram_t_ras=37,
+    # 4-byte bus, quad data rate per command clock.
+    dram_bus_bytes=16,
+    dram_latency=100,
 )
 
 # ciao18 Table I: GPGPU-Sim configuration.
@@ -134,6 +161,9 @@ _CIAO18 = GPUConfig(
     l1=CacheConfig(
         size=16 * KB, assoc=4, line_size=128, write="write-through", replacement="lru",
         index="xor", hit_latency=1,
+        # GPGPU-Sim 3.2.2 configs/GTX480: "-gpgpu_cache:dl1 32:128:4,L:L:m:N,A:32:8,8":
+        # 32 MSHRs of 8 merges, a miss queue of 8, allocate on miss.
+        allocate="on-miss", mshrs=32, mshr_merges=8, miss_queue=8,
     ),
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
@@ -141,8 +171,24 @@ _CIAO18 = GPUConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",
         replacement="lru", index="xor", xor_slices=12, banks=2,
+        # GTX480 "-gpgpu_cache:dl2 64:128:8,L:B:m:N,A:16:4,4": 16 MSHRs of 4 merges per
+        # sub-partition; "-gpgpu_l2_rop_latency 120".
+        mshrs=16, mshr_merges=4, miss_queue=4, hit_latency=120,
     ),
-    l2_partitions=6,
+    # 6 GDDR5 channels x 2 sub-partitions: 12 L2 sub-partitions, one per XOR slice.
+    l2_partitions=12,
+    dram_channels=6,
+    dram_banks=16,
+    # Table I: tCL=12, tRCD=12, tRAS=28; GTX480's "RP=12"; clocks 700 (core) : 924 (DRAM).
+    dram_t_cl=12, dram_t_rcd=12, dram_t_rp=12, dram_t_ras=28,
+    # 2 chips x 4-byte bus, double data rate.
+    dram_bus_bytes=16,
+    dram_latency=100,
+    core_clock_mhz=700.0,
+    icnt_clock_mhz=700.0,
+    l2_clock_mhz=700.0,
+    dram_clock_mhz=924.0,
+    max_regs_per_sm=32768,
     scheduler="gto",
     # choice: Fermi limits as in GPGPU-Sim's GTX 480 config: 8 CTAs and 2 schedulers per SM.
     max_ctas_per_sm=8,

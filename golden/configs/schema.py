@@ -40,8 +40,9 @@ REPLACEMENTS = ("lru", "plru", "fifo", "random", "lfu")
 WRITE_POLICIES = ("write-through", "write-evict", "write-back")
 #: When a missing line gets its way: at the miss (victim chosen then) or when the data returns.
 ALLOCATE_POLICIES = ("on-miss", "on-fill")
-#: Warp schedulers: loose round robin, greedy-then-oldest, oldest-first.
-SCHEDULERS = ("lrr", "gto", "oldest")
+#: Warp schedulers: loose round robin, greedy-then-oldest, oldest-first, and GPGPU-Sim's
+#: two-level active scheduler (timing model only).
+SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -57,7 +58,11 @@ GPU_LIMITS = {
     "n_sm": (1, 1024), "warp_size": (1, 1024), "max_threads_per_sm": (1, 1 << 16),
     "max_ctas_per_sm": (1, 1024), "max_warps_per_sm": (1, 2048), "schedulers_per_sm": (1, 64),
     "mem_latency": (0, 1 << 20), "shared_mem_bytes": (0, 1 << 32), "shared_mem_banks": (1, 1024),
-    "l2_partitions": (1, 1024),
+    "l2_partitions": (1, 1024), "max_regs_per_sm": (1, 1 << 24), "warp_limit": (0, 2048),
+    "two_level_active": (1, 2048), "icnt_latency": (0, 1 << 16), "icnt_flit_bytes": (1, 1 << 12),
+    "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
+    "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
+    "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
 }
 #: Highest clock frequency a config may give, in MHz.
 MAX_CLOCK_MHZ = 1e6
@@ -265,7 +270,33 @@ class GPUConfig:
     shared_mem_bytes, shared_mem_banks : int
         Scratchpad per SM and its banks.
     l2_partitions : int
-        Memory partitions the L2 is split into.
+        Memory partitions the L2 is split into (the timing model's L2 sub-partitions,
+        each with its own request queue, MSHRs and port).
+    max_regs_per_sm : int
+        Registers per SM (limits resident CTAs in the timing model).
+    warp_limit : int
+        Static warp limiting (``swl:N``): only the ``N`` oldest resident warps of an SM
+        may issue; 0 for no limit (timing model).
+    two_level_active : int
+        Warps in the active set of the ``two-level`` scheduler (GPGPU-Sim's ``two_level_active``).
+    icnt_latency : int
+        Cycles a packet takes between an SM and an L2 partition, each way.
+    icnt_flit_bytes : int
+        Bytes per interconnect flit; every port moves one flit per cycle (a read request
+        is one flit, a write or a response one flit plus its data).
+    dram_channels : int
+        DRAM channels (0: one per L2 partition); partition ``p`` uses channel
+        ``p * dram_channels // l2_partitions``.
+    dram_banks, dram_row_bytes : int
+        Banks per channel and the bytes of one row (row-buffer size).
+    dram_t_cl, dram_t_rcd, dram_t_rp, dram_t_ras : int
+        CAS latency, activate-to-read, precharge and activate-to-precharge, in DRAM
+        cycles (converted with ``dram_clock_mhz / core_clock_mhz`` when both are given).
+    dram_bus_bytes : int
+        Bytes a channel transfers per DRAM cycle (0: no bandwidth limit).
+    dram_latency : int
+        Fixed core cycles added to every DRAM access (controller and PHY pipeline,
+        GPGPU-Sim's ``dram_latency``).
     core_clock_mhz, icnt_clock_mhz, l2_clock_mhz, dram_clock_mhz : float
         Clock domains (0 when the source does not give one).
     policy_params : dict
@@ -289,6 +320,20 @@ class GPUConfig:
     shared_mem_bytes: int = 49152
     shared_mem_banks: int = 32
     l2_partitions: int = 1
+    max_regs_per_sm: int = 65536
+    warp_limit: int = 0
+    two_level_active: int = 6
+    icnt_latency: int = 8
+    icnt_flit_bytes: int = 32
+    dram_channels: int = 0
+    dram_banks: int = 16
+    dram_row_bytes: int = 2048
+    dram_t_cl: int = 12
+    dram_t_rcd: int = 12
+    dram_t_rp: int = 12
+    dram_t_ras: int = 28
+    dram_bus_bytes: int = 16
+    dram_latency: int = 100
     core_clock_mhz: float = 0.0
     icnt_clock_mhz: float = 0.0
     l2_clock_mhz: float = 0.0
@@ -298,8 +343,12 @@ class GPUConfig:
     def __post_init__(self) -> None:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler"))
         _check_ints(self, GPU_LIMITS)
-        if self.warp_size != 32:
-            raise ValueError(f"warp_size: gpucache traces use 32-thread warps, not {self.warp_size}")
+        if self.warp_size not in (32, 64):
+            # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
+            raise ValueError(f"warp_size: must be 32 or 64 threads, not {self.warp_size}")
+        if self.max_threads_per_sm < self.warp_size:
+            raise ValueError(f"max_threads_per_sm: must hold at least one {self.warp_size}-thread warp, "
+                             f"not {self.max_threads_per_sm}")
         if self.scheduler not in SCHEDULERS:
             raise ValueError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, not {self.scheduler!r}")
         if self.cta_scheduler != "round-robin":

@@ -7,7 +7,8 @@ the offline policies (OPT, OPT+Bypass, Baseline+Bypass, and any policy
 with an ``oracle`` flag) replay it, as drp16 does ("collecting an LLC
 access trace for each heterogeneous workload mix and running the policies
 offline", Section 4.1). Every policy registered under a ``drp16-`` name is
-run, so policies added later (DRP, HeLM) appear without change here.
+run, so policies added later (DRP, HeLM) appear without change here
+(except the wrappers of :data:`WRAPPERS`).
 
 A mix's figure for a policy is its LLC read misses over the Baseline's
 (SRRIP with drp16's write rules), split into the CPU and GPU parts (each
@@ -28,7 +29,8 @@ from golden.llc.mixes import build_mix, get_mix, gpu_stream, mix_names
 from golden.llc.model import L1_CONFIG, L2_CONFIG, LLC_CONFIG, LLCModel
 from golden.policies.base import get_policy, policy_names
 
-__all__ = ["BASELINE", "PAPER", "caches", "drp16_policies", "run_mix", "run_suite", "config_average"]
+__all__ = ["BASELINE", "PAPER", "WRAPPERS", "caches", "drp16_policies", "run_mix", "run_suite",
+           "config_average"]
 
 #: The reference of every normalisation (drp16's "Baseline").
 BASELINE = "drp16-baseline"
@@ -39,6 +41,10 @@ _ORDER = ("drp16-baseline", "drp16-nru", "drp16-drrip", "drp16-tadrrip", "drp16-
           "drp16-ship-hybrid", "drp16-baseline-bypass", "drp16-opt", "drp16-opt-bypass", "drp16-helm",
           "drp16-drp")
 
+#: Registered ``drp16-`` policies that only wrap another: ``drp16-wss`` runs an inner policy unchanged
+#: (the Baseline's misses) to record the WSS unit's transactions.
+WRAPPERS = ("drp16-wss",)
+
 #: The paper's average normalised LLC read misses per configuration (1C1G, 2C1G, 4C1G).
 PAPER = {
     "drp16-ship-hybrid": ((0.93, 0.92, 0.89), "drp16 Sec. 4.1 and Fig. 2: SHiP-hybrid saves 7%, 8%, 11%"),
@@ -48,8 +54,11 @@ PAPER = {
 
 
 def drp16_policies() -> list[str]:
-    """Every registered ``drp16-`` policy, the Baseline first, in the paper's order where it has one."""
-    names = [n for n in policy_names() if n.startswith("drp16-")]
+    """Every registered ``drp16-`` policy, the Baseline first, in the paper's order where it has one.
+
+    Wrappers (:data:`WRAPPERS`) are left out.
+    """
+    names = [n for n in policy_names() if n.startswith("drp16-") and n not in WRAPPERS]
     known = [n for n in _ORDER if n in names]
     return known + sorted(set(names) - set(known))
 

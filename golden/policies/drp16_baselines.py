@@ -24,7 +24,7 @@ from golden.errors import InputError
 from golden.policies import drp16_rrip as rrip
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 
-__all__ = ["RripLLCPolicy", "next_uses"]
+__all__ = ["RripLLCPolicy", "ExtendedRripPolicy", "check_int", "next_uses"]
 
 
 def next_uses(lines: np.ndarray) -> np.ndarray:
@@ -41,7 +41,8 @@ def next_uses(lines: np.ndarray) -> np.ndarray:
     return nxt
 
 
-def _check_int(policy: str, name: str, v, lo: int, hi: int) -> None:
+def check_int(policy: str, name: str, v, lo: int, hi: int) -> None:
+    """Raise InputError (naming ``policy`` and the parameter) unless ``v`` is an integer in ``[lo, hi]``."""
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
         raise InputError(f"{policy}: {name}: must be an integer from {lo} to {hi}, not {v!r}")
 
@@ -71,11 +72,11 @@ class RripLLCPolicy(Policy):
 
     def __init__(self, region: int = 1024, leaders: int = 8, psel_bits: int = 10, brrip_period: int = 32,
                  ship_init: int = 1) -> None:
-        _check_int(self.name, "region", region, 2, 1 << 20)
-        _check_int(self.name, "leaders", leaders, 1, region)
-        _check_int(self.name, "psel_bits", psel_bits, 1, 30)
-        _check_int(self.name, "brrip_period", brrip_period, 1, 1 << 20)
-        _check_int(self.name, "ship_init", ship_init, 0, 7)
+        check_int(self.name, "region", region, 2, 1 << 20)
+        check_int(self.name, "leaders", leaders, 1, region)
+        check_int(self.name, "psel_bits", psel_bits, 1, 30)
+        check_int(self.name, "brrip_period", brrip_period, 1, 1 << 20)
+        check_int(self.name, "ship_init", ship_init, 0, 7)
         self.params = {"region": region, "leaders": leaders, "psel_bits": psel_bits,
                        "brrip_period": brrip_period, "ship_init": ship_init}
         self.llc = None
@@ -96,11 +97,22 @@ class RripLLCPolicy(Policy):
         """
         if level != "llc":
             return BASELINE_HOOKS
+        return make_hooks(self.new_llc_state(cfg), **rrip.hooks())
+
+    def new_llc_state(self, cfg: CacheConfig, duels: int | None = None) -> rrip.RripState:
+        """New RRIP state for the LLC ``cfg`` (kept as :attr:`llc`), with ``duels`` duels if given.
+
+        Raises
+        ------
+        InputError
+            If the LLC is too small for the dueling groups, or an offline
+            policy was not given its trace (:meth:`prepare`).
+        """
         if self.oracle and self._next_use is None:
             raise InputError(f"{self.name}: an offline policy needs the LLC trace first (prepare)")
         nxt = self._next_use if self.oracle else None
-        self.llc = rrip.new_state(self.mode, cfg.sets, cfg.assoc, next_use=nxt, **self.params)
-        return make_hooks(self.llc, **rrip.hooks())
+        self.llc = rrip.new_state(self.mode, cfg.sets, cfg.assoc, next_use=nxt, duels=duels, **self.params)
+        return self.llc
 
     def stats(self) -> dict[str, int]:
         """Event counts (:data:`~golden.policies.drp16_rrip.EVENTS`), zeros before a run."""
@@ -128,6 +140,40 @@ class RripLLCPolicy(Policy):
             bits["llc.ship_table"] = rrip.SHIP_ENTRIES * 3
             bits["llc.ship_line_fields"] = cfg.lines * (14 + 1)
         return bits
+
+
+class ExtendedRripPolicy(RripLLCPolicy):
+    """An RRIP-family LLC policy whose state wraps the :class:`~golden.policies.drp16_rrip.RripState`.
+
+    A subclass keeps its whole state in :attr:`ext` (a named tuple with the
+    RRIP state as ``rrip`` and an ``events`` record array), lists the RRIP
+    events it reports in :attr:`rrip_events` and its own in :attr:`events`,
+    and clears the rest of its state in :meth:`reset_ext`.
+    """
+
+    #: The RRIP family's events the policy reports.
+    rrip_events: tuple[str, ...] = ()
+    #: The policy's own events (fields of ``ext.events``).
+    events: tuple[str, ...] = ()
+    #: The whole state, after a model asked for the LLC's hooks.
+    ext = None
+
+    def stats(self) -> dict[str, int]:
+        """:attr:`rrip_events` and :attr:`events` counts, zeros before a run."""
+        out = {k: v for k, v in super().stats().items() if k in self.rrip_events}
+        ev = None if self.ext is None else self.ext.events[0]
+        out.update({e: 0 if ev is None else int(ev[e]) for e in self.events})
+        return out
+
+    def reset(self) -> None:
+        """Forget everything learned: the RRIP state, the events and (:meth:`reset_ext`) the rest."""
+        super().reset()
+        if self.ext is not None:
+            self.ext.events.fill(0)
+            self.reset_ext()
+
+    def reset_ext(self) -> None:
+        """Clear the subclass's own state besides its events."""
 
 
 def _register(name: str, mode: str, oracle: bool = False, doc: str = "") -> type[RripLLCPolicy]:

@@ -41,11 +41,23 @@ __all__ = [
     "RripState",
     "MAX_RRPV",
     "SHIP_ENTRIES",
+    "brrip",
+    "check_duels",
+    "duel_miss",
     "duel_role",
     "hooks",
+    "leader_miss",
+    "leader_table",
     "new_state",
-    "ship_region",
+    "on_response",
+    "ship_evict",
+    "ship_hit",
+    "ship_insert",
     "ship_pc_signature",
+    "ship_region",
+    "ship_track",
+    "uses_a",
+    "victim",
 ]
 
 #: Insertion modes, in the order of their codes.
@@ -65,7 +77,7 @@ EVENTS_DTYPE = np.dtype([(e, "<i8") for e in EVENTS])
 _NEVER = np.int64(1 << 62)
 
 RripState = namedtuple("RripState", [
-    "mode", "region", "leaders", "psel_max", "depth_duel", "brrip_period", "oracle",
+    "mode", "region", "leaders", "psel_max", "depth_duel", "brrip_period", "oracle", "lead",
     "rrpv", "valid", "psel", "brrip_count", "table", "sig", "reused", "next_use", "nu", "events"])
 RripState.__doc__ = """The LLC state of the drp16 RRIP-family policies (``S`` sets, ``W`` ways).
 
@@ -73,8 +85,10 @@ Parameters (int64): ``mode`` (:data:`MODES` index), ``region`` and
 ``leaders`` (set dueling), ``psel_max`` (``2^bits - 1``), ``depth_duel``
 (the depth-write duel's number), ``brrip_period`` (BRRIP inserts at 2 once
 per this many insertions), ``oracle`` (1: Baseline+Bypass). Arrays:
-``rrpv``, ``valid``: ``uint8[S, W]`` (NRU keeps its bit in ``rrpv``);
-``psel``: ``int64[8]``; ``brrip_count``: ``int64[1]``; ``table``:
+``lead``: ``int16[S]`` the group set ``s`` leads (``2 d`` for duel ``d``'s
+A, ``2 d + 1`` for its B, -1 none: :func:`leader_table`); ``rrpv``,
+``valid``: ``uint8[S, W]`` (NRU keeps its bit in ``rrpv``); ``psel``:
+``int64[max(8, duels)]``; ``brrip_count``: ``int64[1]``; ``table``:
 ``uint8[16K]`` SHiP counters; ``sig``: ``uint16[S, W]`` the line's SHiP
 signature; ``reused``: ``uint8[S, W]`` the line was read-hit since its
 fill; ``next_use``: ``int64[N]`` the next LLC access to the same line after
@@ -83,28 +97,44 @@ use; ``events``: ``EVENTS_DTYPE[1]``.
 """
 
 
+def check_duels(sets: int, region: int, leaders: int, duels: int) -> None:
+    """Raise InputError unless ``sets`` hold ``duels`` duels of 2 x ``leaders`` leaders per ``region`` sets.
+
+    :func:`duel_role` fits ``c = region / leaders`` groups in each
+    constituency of ``c`` sets when ``leaders`` divides ``c``, else
+    ``c // leaders`` (the diagonal layout alone).
+    """
+    c = region // leaders
+    groups = c if c % leaders == 0 else c // leaders
+    if sets < region or sets % region or region % leaders or groups < 2 * duels:
+        raise InputError(f"llc: {sets} sets are too few for {duels} duel(s) of 2 x {leaders} leader sets "
+                         f"per {region} sets")
+
+
 def new_state(mode: str, sets: int, ways: int, *, region: int, leaders: int, psel_bits: int,
-              brrip_period: int, ship_init: int, next_use: np.ndarray | None = None) -> RripState:
+              brrip_period: int, ship_init: int, next_use: np.ndarray | None = None,
+              duels: int | None = None) -> RripState:
     """Fresh state for an LLC of ``sets`` x ``ways``.
+
+    ``duels`` (default: the mode's own, its depth-write duel last) gives a
+    policy built on this state more duels; the depth duel is then the last.
 
     Raises
     ------
     InputError
-        If the LLC has too few sets for the mode's dueling groups.
+        If the LLC has too few sets for the dueling groups.
     """
     m = MODES.index(mode)
-    duels = {_DRRIP: 2, _TADRRIP: GPU_THREAD + 2}.get(m, 1)
-    per = region // leaders
-    if sets < region or sets % region or region % leaders or per < 2 * leaders * duels:
-        raise InputError(f"llc: {sets} sets are too few for {duels} duel(s) of 2 x {leaders} leader sets "
-                         f"per {region} sets")
+    if duels is None:
+        duels = {_DRRIP: 2, _TADRRIP: GPU_THREAD + 2}.get(m, 1)
+    check_duels(sets, region, leaders, duels)
     ship = m in (_SHIP_MEM, _SHIP_HYBRID)
     oracle = next_use is not None
     return RripState(
         mode=m, region=region, leaders=leaders, psel_max=(1 << psel_bits) - 1, depth_duel=duels - 1,
-        brrip_period=brrip_period, oracle=int(oracle),
+        brrip_period=brrip_period, oracle=int(oracle), lead=leader_table(sets, region, leaders, duels),
         rrpv=np.zeros((sets, ways), np.uint8), valid=np.zeros((sets, ways), np.uint8),
-        psel=np.full(8, 1 << (psel_bits - 1), np.int64), brrip_count=np.zeros(1, np.int64),
+        psel=np.full(max(8, duels), 1 << (psel_bits - 1), np.int64), brrip_count=np.zeros(1, np.int64),
         table=np.full(SHIP_ENTRIES if ship else 1, ship_init, np.uint8),
         sig=np.zeros((sets, ways) if ship else (1, 1), np.uint16),
         reused=np.zeros((sets, ways) if ship else (1, 1), np.uint8),
@@ -118,37 +148,68 @@ def duel_role(s, d, region, leaders):
     """Role of set ``s`` in duel ``d``: 1 leader of group A, 2 leader of group B, 0 follower.
 
     Each region of ``region`` sets is cut into ``leaders`` constituencies of
-    ``c = region / leaders`` sets; in constituency ``k``, the set at offset
-    ``2 d leaders + k`` leads group A and the one at ``(2 d + 1) leaders + k``
-    group B. Every duel gets ``leaders`` sets per group per region, and no
-    set leads two groups (offsets differ for different ``(d, group)``).
+    ``c = region / leaders`` sets. Group ``j = 2 d`` (A) or ``2 d + 1`` (B)
+    leads, in constituency ``k``, the set at offset
+    ``(leaders (j mod n) + j div n + k) mod c`` with ``n = c div leaders``:
+    ``j leaders + k`` for the first ``n`` groups (a diagonal), then the
+    same diagonals shifted by one set per further round. For a given ``k``
+    the offsets of different groups differ, so no set leads two groups, and
+    every duel gets ``leaders`` sets per group per region; :func:`check_duels`
+    gives how many duels fit.
     """
     o = s % region
     c = region // leaders
     k = o // c
     pos = o - k * c
-    if pos == 2 * d * leaders + k:
+    n = max(c // leaders, 1)
+    j = 2 * d
+    if pos == (leaders * (j % n) + j // n + k) % c:
         return 1
-    if pos == (2 * d + 1) * leaders + k:
+    j += 1
+    if pos == (leaders * (j % n) + j // n + k) % c:
         return 2
     return 0
 
 
+@nb.njit(cache=True, nogil=True)
+def leader_table(sets, region, leaders, duels):
+    """``int16[sets]``: the group each set leads among ``duels`` duels (``2 d`` A, ``2 d + 1`` B, -1 none)."""
+    lead = np.full(sets, -1, np.int16)
+    for s in range(sets):
+        for d in range(duels):
+            role = duel_role(s, d, region, leaders)
+            if role != 0:
+                lead[s] = 2 * d + role - 1
+    return lead
+
+
 @nb.njit(cache=True, nogil=True, inline="always")
-def _uses_a(ps, s, d):
-    role = duel_role(s, d, ps.region, ps.leaders)
-    if role != 0:
-        return role == 1
+def uses_a(ps, s, d):
+    """Whether set ``s`` takes group A's policy in duel ``d`` (its own group if it leads, else the PSEL)."""
+    j = ps.lead[s]
+    if j == 2 * d:
+        return True
+    if j == 2 * d + 1:
+        return False
     return ps.psel[d] < (ps.psel_max + 1) // 2
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _duel_miss(ps, s, d):
-    role = duel_role(s, d, ps.region, ps.leaders)
-    if role == 1:
+def duel_miss(ps, s, d):
+    """A read miss in set ``s``: duel ``d``'s PSEL up in A's leaders, down in B's (saturating)."""
+    j = ps.lead[s]
+    if j == 2 * d:
         ps.psel[d] = min(ps.psel[d] + 1, ps.psel_max)
-    elif role == 2:
+    elif j == 2 * d + 1:
         ps.psel[d] = max(ps.psel[d] - 1, 0)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def leader_miss(ps, s):
+    """A read miss in set ``s`` moves the PSEL of the one duel whose leader ``s`` is, if any."""
+    j = ps.lead[s]
+    if j >= 0:
+        duel_miss(ps, s, j >> 1)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -182,7 +243,40 @@ def _nru_set(ps, s, w):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _brrip(ps):
+def ship_hit(ps, s, w):
+    """SHiP training on a read hit: the line's signature counter up (saturating), the line marked reused."""
+    g = ps.sig[s, w]
+    ps.table[g] = min(ps.table[g] + 1, _SHIP_MAX)
+    ps.reused[s, w] = 1
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def ship_evict(ps, s, w):
+    """SHiP training on an eviction: the signature counter down only if the line was never reused."""
+    if ps.reused[s, w] == 0:
+        g = ps.sig[s, w]
+        ps.table[g] = max(ps.table[g] - 1, 0)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def ship_track(ps, s, w, g):
+    """The line in way ``w`` of set ``s`` trains signature ``g`` (:func:`ship_hit`, :func:`ship_evict`)."""
+    ps.sig[s, w] = g
+    ps.reused[s, w] = 0
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def ship_insert(ps, g):
+    """SHiP's read-miss insertion for signature ``g``: RRPV 3 if its counter is 0, else 2."""
+    if ps.table[g] == 0:
+        ps.events[0].distant_insertions += 1
+        return MAX_RRPV
+    return MAX_RRPV - 1
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def brrip(ps):
+    """BRRIP's insertion RRPV: 2 once every ``brrip_period`` insertions, else 3."""
     ps.brrip_count[0] += 1
     ps.events[0].brrip_insertions += 1
     return MAX_RRPV - 1 if ps.brrip_count[0] % ps.brrip_period == 0 else MAX_RRPV
@@ -200,19 +294,17 @@ def on_hit(ps, a):
     else:
         ps.rrpv[s, w] = 0
     if ps.mode == _SHIP_MEM or ps.mode == _SHIP_HYBRID:
-        g = ps.sig[s, w]
-        ps.table[g] = min(ps.table[g] + 1, _SHIP_MAX)
-        ps.reused[s, w] = 1
+        ship_hit(ps, s, w)
 
 
 @nb.njit(cache=True, nogil=True)
 def on_miss(ps, a):
     if a.op == LOAD:
-        _duel_miss(ps, a.set, ps.depth_duel)
+        duel_miss(ps, a.set, ps.depth_duel)
         if ps.mode == _DRRIP:
-            _duel_miss(ps, a.set, 0)
+            duel_miss(ps, a.set, 0)
         elif ps.mode == _TADRRIP:
-            _duel_miss(ps, a.set, _thread(a.stream))
+            duel_miss(ps, a.set, _thread(a.stream))
     return 0
 
 
@@ -235,7 +327,7 @@ def on_response(ps, a, flags, resp):
     if a.op != LOAD:
         st = a.stream
         if st == DEPTH:
-            if _uses_a(ps, a.set, ps.depth_duel):
+            if uses_a(ps, a.set, ps.depth_duel):
                 ps.events[0].depth_write_bypasses += 1
                 return 1
             ps.events[0].depth_write_fills += 1
@@ -271,9 +363,8 @@ def victim(ps, a, default_way):
 
 @nb.njit(cache=True, nogil=True)
 def on_evict(ps, a, way, line, dirty):
-    if (ps.mode == _SHIP_MEM or ps.mode == _SHIP_HYBRID) and ps.reused[a.set, way] == 0:
-        g = ps.sig[a.set, way]
-        ps.table[g] = max(ps.table[g] - 1, 0)
+    if ps.mode == _SHIP_MEM or ps.mode == _SHIP_HYBRID:
+        ship_evict(ps, a.set, way)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -290,17 +381,15 @@ def on_fill(ps, a):
         g = ship_region(a.line)
         if m == _SHIP_HYBRID and a.stream < MAX_CORES and a.op == LOAD:
             g = ship_pc_signature(a.pc, a.stream)
-        ps.sig[s, w] = g
-        ps.reused[s, w] = 0
-        if a.op == LOAD and ps.table[g] == 0:
-            r = MAX_RRPV
-            ps.events[0].distant_insertions += 1
+        ship_track(ps, s, w, g)
+        if a.op == LOAD:
+            r = ship_insert(ps, g)
     elif a.op == LOAD and m == _DRRIP:
-        if _uses_a(ps, s, 0):
-            r = _brrip(ps)
+        if uses_a(ps, s, 0):
+            r = brrip(ps)
     elif a.op == LOAD and m == _TADRRIP:
-        if _uses_a(ps, s, _thread(a.stream)):
-            r = _brrip(ps)
+        if uses_a(ps, s, _thread(a.stream)):
+            r = brrip(ps)
     ps.rrpv[s, w] = r
 
 

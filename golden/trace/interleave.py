@@ -320,6 +320,9 @@ def _options(gpu: GPUConfig, line_size, sector_size, scheduler, start_cycle):
     check_line_size(line_size, sector_size)
     scheduler = gpu.scheduler if scheduler is None else scheduler
     if scheduler not in _POLICY:
+        if scheduler in SCHEDULERS:
+            raise ValueError(f"scheduler: {scheduler!r} needs the timing model (--timing cycle); the "
+                             f"interleaver runs {', '.join(_POLICY)}")
         raise ValueError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, not {scheduler!r}")
     if not isinstance(start_cycle, int | np.integer) or start_cycle < 0:
         raise ValueError(f"start_cycle: must be a non-negative integer, not {start_cycle!r}")
@@ -371,7 +374,9 @@ def interleave_kernel(
         raise ValueError(f"kernel_index: must be an integer from 0 to 65535, not {kernel_index!r}")
     n_sm = gpu.n_sm
     wpc = kernel.warps_per_cta
-    cb = np.array([concurrent_ctas(len(range(sm, kernel.n_ctas, n_sm)), wpc,
+    # Residency counts the GPU's warps (64-thread wavefronts on tian15), not the trace's.
+    hw_wpc = -(-kernel.threads_per_cta // gpu.warp_size)
+    cb = np.array([concurrent_ctas(len(range(sm, kernel.n_ctas, n_sm)), hw_wpc,
                                    kernel.threads_per_cta, gpu)[0] for sm in range(n_sm)],
                   dtype=np.int64)
     it = kernel.insts

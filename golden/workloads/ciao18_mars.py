@@ -196,7 +196,7 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
                     source=SOURCE)
 
 
-register_workload("ciao18", "sm", build, source=SOURCE, version=1,
+register_workload("ciao18", "sm", build, source=SOURCE, version=2,
                   description="Mars StringMatch: map phase over a 1 MB word list, keyword 'org'",
                   apki=140, size="1MB", N=FILE_BYTES, n_warp=48, f_smem=0.01, barriers=True,
                   cls="SWS")

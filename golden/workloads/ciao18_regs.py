@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from golden.trace.model import KernelTrace
 
-__all__ = ["REGS", "set_regs"]
+__all__ = ["REGS", "MARS_REGS", "set_regs"]
 
 #: Kernel name -> registers per thread.
 REGS = {
@@ -49,6 +49,25 @@ REGS = {
     # Mars StringMatch (MarsLib.cu with its map.cu inlined; MarsScan.cu's kernels are
     # in golden.workloads._mars.REGS)
     "MapperCount": 28, "Mapper": 50,
+}
+
+
+#: Mars applications: the kernels that inline the application's ``map_count``/``map``,
+#: ``reduce_count``/``reduce`` or ``compare`` (MarsLib.cu and MarsSort.cu of each
+#: ``sample_apps/<App>``, ``cutil.h`` stubbed, ``cudaThreadSynchronize`` as
+#: ``cudaDeviceSynchronize``). The other MarsSort.cu kernels are in
+#: :data:`golden.workloads._mars.SORT_REGS`, MarsScan.cu's in ``_mars.REGS``.
+MARS_REGS = {
+    app: dict(zip(("MapperCount", "Mapper", "ReducerCount", "Reducer", "bitonicKernel",
+                   "unitBitonicSortKernel", "partBitonicSortKernel",
+                   "bitonicSortSingleBlock_kernel", "getChunkBoundary_kernel"), regs, strict=True))
+    for app, regs in {
+        "wc": (26, 52, 8, 14, 24, 27, 25, 18, 14),
+        "ii": (30, 59, 8, 14, 28, 30, 28, 20, 18),
+        "pvc": (20, 49, 18, 36, 28, 30, 28, 20, 18),
+        "ss": (18, 66, 8, 14, 22, 32, 23, 21, 12),
+        "kmn": (18, 64, 18, 36, 28, 30, 28, 28, 18),
+    }.items()
 }
 
 

@@ -1,0 +1,1073 @@
+"""The compiled cycle loop of the timing model.
+
+One call of ``step`` advances a kernel by up to ``budget`` cycles and
+returns; all state lives in the arrays of :class:`golden.gpu.state.TimingState`,
+so the Python front end resumes it (for progress, time series and deadlock
+checks). Per cycle, in this order:
+
+1. events due this cycle (hit data, L2 arrivals, L2 fills from DRAM/L3,
+   responses arriving at an SM), first in first out within a cycle;
+2. each L2 sub-partition serves the head of its request queue (one per cycle);
+3. each SM: its miss queue injects one request into the interconnect when
+   its port is free; its LD/ST unit sends up to ``l1.ports`` line requests
+   of the instruction it holds through the L1 (a request that cannot get an
+   MSHR, a merge or a miss-queue slot is a reservation failure and is retried
+   next cycle); then each scheduler issues at most one instruction;
+4. waiting CTAs are dispatched (one per SM per cycle);
+5. a cycle in which nothing happened is skipped to the next event.
+
+Cache state changes run through the functional engine's phases
+(:func:`golden.cache.engine.family_globals`), so policies see the same hooks;
+``docs/timing.md`` gives the order in which the model calls them.
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+
+import numba as nb
+import numpy as np
+
+from golden.cache import engine
+
+# The engine's phases and header layout. _compile binds these names to the compiled copies of
+# one engine family (golden.cache.engine.family_globals); the imports give them to readers and linters.
+from golden.cache.engine import (  # noqa: I001
+    NP,
+    O_DIRTY,
+    O_FREQ,
+    O_STAMP,
+    O_TAG,
+    P_INDEX,
+    P_LOG2SETS,
+    P_MASK,
+    P_PRIME,
+    P_SHIFT,
+    P_SLICES,
+    _access,
+    _at,
+    _drop,
+    _engine_hooks,
+    _find,
+    _hit,
+    _miss,
+    _on_request,
+    _params,
+    _ptr,
+    _put,
+    _respond,
+    _victimize,
+)
+from golden.cache.hooks import Access, at_level
+from golden.cache.indexing import set_index
+from golden.cache.replacement import invalidate
+from golden.gpu import layout
+from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
+from golden.trace.model import Op, Space
+
+__all__ = ["step_function"]
+
+(K_N_SM, K_SLOTS, K_N_SCHED, K_SCHED, K_WARP_LIMIT, K_TWO_ACTIVE, K_MAX_CTAS, K_MAX_THREADS,
+ K_MAX_REGS, K_MAX_SMEM, K_DEP,
+ K_L1_LAT, K_L1_PORTS, K_L1_MSHRS, K_L1_MERGES, K_L1_MQ, K_L1_ON_FILL, K_L1_WRITE,
+ K_L2_LAT, K_L2_MSHRS, K_L2_MERGES, K_L2_ON_FILL, K_L2_SHIFT, K_N_PART, K_L2_SETS,
+ K_ICNT_LAT, K_FLIT, K_LINE_BYTES, K_SECTOR_BYTES, K_L2_LINE_BYTES, K_HAS_L3, K_L3_LAT,
+ K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
+ K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
+ K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS) = range(len(layout.CONFIG))
+
+(C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
+ C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
+ C_L2_FAIL, C_DRAM_READS, C_DRAM_WRITES, C_DRAM_ROW_HITS, C_LOAD_LAT, C_LOADS_DONE, C_WARP_CYCLES,
+ C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
+ C_STALL_THROTTLE) = range(len(layout.COUNTERS))
+
+(S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
+ S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
+
+# Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
+(W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
+ W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,) = range(18)
+(T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
+(M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
+ M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
+ M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL,) = range(18)
+(E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE,) = range(8)
+(R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
+ R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
+(Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE,) = range(3)
+(P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META,) = range(6)
+(F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE,) = range(7)
+(B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
+(H_D_BUS,) = range(1)
+
+assert [len(v) for v in layout.TABLES.values()] == [18, 4, 18, 8, 16, 3, 6, 7, 3, 1]
+
+# Status of a call: still running, kernel finished, deadlock.
+RUNNING, FINISHED, DEADLOCK = 0, 1, 2
+LOAD, STORE, ATOMIC, BARRIER = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC), int(Op.BARRIER)
+GLOBAL = int(Space.GLOBAL)
+# Request kinds and event kinds.
+RQ_READ, RQ_WRITE, RQ_ATOMIC = 1, 2, 3
+EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL = 1, 2, 3, 4
+_EV_SHIFT = 48
+_EV_MASK = (1 << _EV_SHIFT) - 1
+# Issue check results (0: can issue), in the order of layout.STALLS after "issued".
+OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
+WRITE_BACK = engine.WRITE_BACK
+WRITE_EVICT = engine.WRITE_EVICT
+MEMORY = engine.MEMORY
+# Series columns: cycle, instructions, resident warps, l1 accesses, l1 hits.
+N_SERIES = 5
+# Access-log columns: cycle, sm, line, op, outcome (1 hit, 2 miss, 3 merge, 4 sector miss).
+N_LOG = 5
+
+
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+def _bytes_of(K, sec):
+    """Bytes a request moves: its sectors' bytes on a sectored L1, else the line."""
+    if K[K_SECTOR_BYTES] > 0:
+        return _popcount(sec) * K[K_SECTOR_BYTES]
+    return K[K_LINE_BYTES]
+
+
+def _flits(K, nbytes):
+    return 1 + (nbytes + K[K_FLIT] - 1) // K[K_FLIT]
+
+
+def _event(S, time, kind, payload):
+    if not heap_push(S.ev_key, S.ev_val, S.ev_meta, time, (np.int64(kind) << _EV_SHIFT) | payload):
+        S.sc[S_STATUS] = DEADLOCK
+        S.sc[S_BLOCKED_KIND] = 6
+
+
+def _new_request(S, kind, sm, line, sec, entry, flags, slot, a, part):
+    """A request from the pool (the caller checked one is free); returns its index."""
+    n = S.rq_meta[0] - 1
+    r = S.r[R_RQ_FREE, n]
+    S.rq_meta[0] = n
+    S.r[R_R_KIND, r] = kind
+    S.r[R_R_SM, r] = sm
+    S.r[R_R_LINE, r] = line
+    S.r[R_R_SEC, r] = sec
+    S.r[R_R_ENTRY, r] = entry
+    S.r[R_R_FLAGS, r] = flags
+    S.r[R_R_SLOT, r] = slot
+    S.r[R_R_WARP, r] = a.warp
+    S.r[R_R_CTA, r] = a.cta
+    S.r[R_R_PC, r] = a.pc
+    S.r[R_R_T, r] = a.t
+    S.r[R_R_ISSUE, r] = a.cycle
+    S.r[R_R_RESP, r] = 0
+    S.r[R_R_NEXT, r] = -1
+    S.r[R_R_PART, r] = part
+    S.sc[S_INFLIGHT] += 1
+    return r
+
+
+def _free_request(S, r):
+    S.r[R_RQ_FREE, S.rq_meta[0]] = r
+    S.rq_meta[0] += 1
+    S.sc[S_INFLIGHT] -= 1
+
+
+def _request_access(K, S, r, c, op, line):
+    """The hook context of request ``r`` at a level (instance ``c``, ``line`` in that level's units)."""
+    return Access(c, S.r[R_R_SM, r], S.r[R_R_WARP, r], S.r[R_R_CTA, r], K[K_KERNEL], S.r[R_R_PC, r], op, S.r[R_R_SEC, r], line,
+                  np.int64(-1), np.int64(-1), S.sc[S_CYCLE], np.int64(0), S.r[R_R_T, r])
+
+
+def _partition(K, q, line2):
+    """L2 sub-partition of an L2 line: its set's slice of the sets (``docs/timing.md``)."""
+    s = set_index(line2, q[P_INDEX], q[P_MASK], q[P_LOG2SETS], q[P_PRIME], q[P_SHIFT], q[P_SLICES])
+    return s * K[K_N_PART] // K[K_L2_SETS]
+
+
+def _dram(K, S, t, part, line2, nbytes, is_write):
+    """Time the DRAM channel of ``part`` has served an access of ``nbytes`` to ``line2``.
+
+    Banks keep their open row (open-page policy); a row hit costs tCL, a
+    closed bank tRCD + tCL, a row conflict tRP + tRCD + tCL with the
+    precharge no earlier than tRAS after the activation; the channel's data
+    bus serialises the transfers; requests are served in arrival order.
+    """
+    ch = part * K[K_N_CH] // K[K_N_PART]
+    rl = K[K_ROW_LINES]
+    bank = (line2 // rl) % K[K_BANKS]
+    row = line2 // (rl * K[K_BANKS])
+    i = ch * K[K_BANKS] + bank
+    start = max(t, S.bank[B_D_READY, i])
+    if S.bank[B_D_OPEN, i] == row:
+        cas = start
+        S.c[C_DRAM_ROW_HITS] += 1
+    else:
+        act = start
+        if S.bank[B_D_OPEN, i] >= 0:
+            act = max(start, S.bank[B_D_ACT, i] + K[K_T_RAS]) + K[K_T_RP]
+        S.bank[B_D_ACT, i] = act
+        S.bank[B_D_OPEN, i] = row
+        cas = act + K[K_T_RCD]
+    burst = np.int64(0)
+    if K[K_DRAM_BPC100] > 0:
+        burst = max(np.int64(1), (nbytes * 100 + K[K_DRAM_BPC100] - 1) // K[K_DRAM_BPC100])
+    data = max(cas + K[K_T_CL], S.ch[H_D_BUS, ch])
+    S.ch[H_D_BUS, ch] = data + burst
+    S.bank[B_D_READY, i] = cas + max(burst, np.int64(1))
+    S.c[C_DRAM_WRITES if is_write else C_DRAM_READS] += 1
+    return data + burst + K[K_DRAM_LAT]
+
+
+def _respond_to_sm(K, S, r, part, ready):
+    """Send request ``r``'s response from ``part`` at cycle ``ready``; schedules its arrival."""
+    flits = _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else 1
+    depart = max(ready, S.part[P_P_RSP_FREE, part])
+    S.part[P_P_RSP_FREE, part] = depart + flits
+    arrive = max(depart + K[K_ICNT_LAT], S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]])
+    S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]] = arrive + flits
+    _event(S, arrive + flits, EV_L1_FILL, r)
+
+
+# -- L2 sub-partitions -------------------------------------------------------------------
+
+
+def _below_l2(buf, K, S, h1, h2, h3, t, part, line2, nbytes, b, flags):
+    """Fetch an L2 line from the L3 (functional, fixed latency) or DRAM; returns the ready time."""
+    if K[K_HAS_L3]:
+        q3 = _params(buf, 2 * NP)
+        served, _ = _access(buf, q3, h1, h2, h3, 2, at_level(b, np.int64(0), np.int64(LOAD), line2,
+                                                               np.int64(-1), np.int64(-1)), flags)
+        if served != MEMORY:
+            return t + K[K_L3_LAT]
+        return _dram(K, S, t + K[K_L3_LAT], part, line2, nbytes, False)
+    return _dram(K, S, t, part, line2, nbytes, False)
+
+
+def _write_below_l2(buf, K, S, h1, h2, h3, t, part, line2, b):
+    """A dirty L2 line leaves: written to the L3 (functional) or to DRAM."""
+    if K[K_HAS_L3]:
+        q3 = _params(buf, 2 * NP)
+        _access(buf, q3, h1, h2, h3, 2, at_level(b, np.int64(0), np.int64(STORE), line2, np.int64(-1),
+                                                 np.int64(-1)), np.int64(0))
+    else:
+        _dram(K, S, t, part, line2, K[K_L2_LINE_BYTES], True)
+
+
+def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty):
+    """Install ``b.line`` in the L2 (victim, write-back of a dirty victim); returns the context."""
+    q = _params(buf, NP)
+    s, sid, base, way = _find(buf, q, 0, b.line)
+    b = at_level(b, np.int64(0), b.op, b.line, s, way)
+    if way >= 0:  # a write installed it meanwhile
+        if dirty:
+            _at(buf, q[O_DIRTY])[base + way] = 1
+        return b
+    v, wb = _victimize(buf, q, h1, h2, h3, 1, b, sid, base)
+    if wb >= 0:
+        _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
+    return _put(buf, q, h1, h2, h3, 1, b, sid, base, v, dirty)
+
+
+def _l2_evict_on_miss(buf, K, S, h1, h2, h3, t, part, b, sid, base):
+    """Allocate-on-miss: the victim leaves at the miss (its way is free until the fill)."""
+    q = _params(buf, NP)
+    v, wb = _victimize(buf, q, h1, h2, h3, 1, b, sid, base)
+    if _at(buf, q[O_TAG])[base + v] >= 0:
+        _at(buf, q[O_TAG])[base + v] = -1
+        _at(buf, q[O_DIRTY])[base + v] = 0
+        invalidate(_at(buf, q[O_STAMP]), _at(buf, q[O_FREQ]), base, v)
+    if wb >= 0:
+        _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
+
+
+def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
+    """Serve request ``r`` at L2 sub-partition ``part``; False when it must wait (MSHRs full)."""
+    q = _params(buf, NP)
+    kind = S.r[R_R_KIND, r]
+    line2 = S.r[R_R_LINE, r] >> K[K_L2_SHIFT]
+    op = np.int64(LOAD) if kind == RQ_READ else (np.int64(STORE) if kind == RQ_WRITE else np.int64(ATOMIC))
+    s, sid, base, way = _find(buf, q, 0, line2)
+    b = _request_access(K, S, r, np.int64(0), op, line2)
+    b = at_level(b, np.int64(0), op, line2, s, way)
+    off = part * S.l2_map_size
+    e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2) if way < 0 else np.int64(-1)
+    if way < 0 and e < 0 and kind != RQ_WRITE and S.part[P_L2_META, part] == 0:
+        S.c[C_L2_FAIL] += 1
+        return False
+    if way < 0 and e >= 0 and kind != RQ_WRITE and K[K_L2_MERGES] > 0 and S.f[F_F_N, e] >= K[K_L2_MERGES]:
+        S.c[C_L2_FAIL] += 1
+        return False
+    S.c[C_L2_ACC] += 1
+    if way >= 0:
+        S.c[C_L2_HITS] += 1
+        _hit(buf, q, h1, h2, h3, 1, b, sid, base, kind == RQ_READ)
+        if kind != RQ_READ:
+            _at(buf, q[O_DIRTY])[base + way] = 1
+        if kind == RQ_WRITE:
+            _free_request(S, r)
+        else:
+            if kind == RQ_READ:
+                S.r[R_R_RESP, r] = _on_request(h1, h2, h3, 1, b, S.r[R_R_FLAGS, r])
+            _respond_to_sm(K, S, r, part, t + K[K_L2_LAT])
+        return True
+    if e >= 0:  # the line is on its way from below: wait for it
+        S.c[C_L2_MERGES] += 1
+        S.f[F_F_N, e] += 1
+        if kind != RQ_READ:
+            S.f[F_F_DIRTY, e] = 1
+        S.r[R_R_NEXT, r] = -1
+        S.r[R_R_NEXT, S.f[F_F_TAIL, e]] = r
+        S.f[F_F_TAIL, e] = r
+        return True
+    if kind == RQ_WRITE:
+        # Write-allocate without fetching: the written sectors are the line's (lazy fetch-on-read).
+        req = _miss(buf, q, h1, h2, h3, 1, b, False)
+        if _respond(buf, q, h1, h2, h3, 1, b, req, np.int64(0)):
+            _dram(K, S, t, part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True)
+        else:
+            _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1))
+        _free_request(S, r)
+        return True
+    req = _miss(buf, q, h1, h2, h3, 1, b, False if kind == RQ_ATOMIC else True)
+    n = S.part[P_L2_META, part] - 1
+    S.part[P_L2_META, part] = n
+    e = S.f[F_L2_FREE, part * K[K_L2_MSHRS] + n]  # a global entry index
+    map_put(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2, e)
+    S.f[F_F_LINE, e] = line2
+    S.f[F_F_N, e] = 1
+    S.f[F_F_HEAD, e] = r
+    S.f[F_F_TAIL, e] = r
+    S.f[F_F_FLAGS, e] = req
+    S.f[F_F_DIRTY, e] = 1 if kind == RQ_ATOMIC else 0
+    S.r[R_R_NEXT, r] = -1
+    if not K[K_L2_ON_FILL]:
+        _l2_evict_on_miss(buf, K, S, h1, h2, h3, t, part, b, sid, base)
+    ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, K[K_L2_LINE_BYTES], b, req)
+    _event(S, ready, EV_L2_FILL, e)
+    return True
+
+
+def _l2_fill(buf, K, S, h1, h2, h3, t, e):
+    """The line of L2 MSHR ``e`` arrived from below: fill (or bypass), then answer every waiter."""
+    q = _params(buf, NP)
+    part = e // K[K_L2_MSHRS]
+    line2 = S.f[F_F_LINE, e]
+    r0 = S.f[F_F_HEAD, e]
+    b = _request_access(K, S, r0, np.int64(0), np.int64(LOAD), line2)
+    way = np.int64(-1)
+    if not _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
+        b = _l2_install(buf, K, S, h1, h2, h3, t, part, b, S.f[F_F_DIRTY, e])
+        way = b.way
+    map_del(S.l2_keys, S.l2_vals, part * S.l2_map_size, S.l2_map_size, line2)
+    S.f[F_L2_FREE, part * K[K_L2_MSHRS] + S.part[P_L2_META, part]] = e
+    S.part[P_L2_META, part] += 1
+    r = r0
+    while r >= 0:
+        nxt = S.r[R_R_NEXT, r]
+        kind = S.r[R_R_KIND, r]
+        if kind == RQ_WRITE:
+            _free_request(S, r)
+        else:
+            if kind == RQ_READ:
+                br = _request_access(K, S, r, np.int64(0), np.int64(LOAD), line2)
+                S.r[R_R_RESP, r] = _on_request(h1, h2, h3, 1, at_level(br, np.int64(0), np.int64(LOAD), line2,
+                                                                   b.set, way), S.r[R_R_FLAGS, r])
+            _respond_to_sm(K, S, r, part, t)
+        r = nxt
+
+
+# -- SMs: LD/ST unit, L1, responses -----------------------------------------------------
+
+
+def _waiter(S, slot, nxt):
+    n = S.wt_meta[0] - 1
+    S.wt_meta[0] = n
+    w = S.wt[Q_WT_FREE, n]
+    S.wt[Q_WT_SLOT, w] = slot
+    S.wt[Q_WT_NEXT, w] = nxt
+    return w
+
+
+def _load_done(K, S, gslot, t):
+    """One line of a warp's outstanding loads has arrived."""
+    S.w[W_W_PEND, gslot] -= 1
+    S.c[C_LOADS_DONE] += 1
+    S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
+    if S.w[W_W_PEND, gslot] == 0 and S.w[W_W_DONE, gslot]:
+        _retire(K, S, gslot)
+
+
+def _log(K, S, sm, line, op, outcome):
+    n = S.sc[S_LOG_N]
+    if n < K[K_LOG_CAP]:
+        S.log[n, 0] = S.sc[S_CYCLE]
+        S.log[n, 1] = sm
+        S.log[n, 2] = line
+        S.log[n, 3] = op
+        S.log[n, 4] = outcome
+    S.sc[S_LOG_N] = n + 1
+
+
+def _l1_fill(buf, K, S, h1, h2, h3, t, r):
+    """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
+    sm = S.r[R_R_SM, r]
+    if S.r[R_R_KIND, r] == RQ_ATOMIC:
+        _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
+        _free_request(S, r)
+        return
+    p = _params(buf, 0)
+    e = S.r[R_R_ENTRY, r]
+    line = S.e[E_E_LINE, e]
+    a = _request_access(K, S, r, sm, np.int64(LOAD), line)
+    s, sid, base, way = _find(buf, p, sm, line)
+    a = at_level(a, sm, np.int64(LOAD), line, s, way)
+    if way >= 0:
+        # A sector miss (or a line a store brought in meanwhile): the sectors join the line.
+        S.l1_sec[base + way] |= S.e[E_E_SEC, e]
+    elif not _respond(buf, p, h1, h2, h3, 0, a, S.e[E_E_FLAGS, e], S.r[R_R_RESP, r]):
+        v, wb = _victimize(buf, p, h1, h2, h3, 0, a, sid, base)
+        a = _put(buf, p, h1, h2, h3, 0, a, sid, base, v, S.e[E_E_WRITE, e])
+        S.l1_sec[base + v] = S.e[E_E_SEC, e]
+    map_del(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line)
+    S.e[E_E_FREE, sm * K[K_L1_MSHRS] + S.sm[M_L1_META, sm]] = e - sm * K[K_L1_MSHRS]
+    S.sm[M_L1_META, sm] += 1
+    w = S.e[E_E_HEAD, e]
+    while w >= 0:
+        nxt = S.wt[Q_WT_NEXT, w]
+        if S.wt[Q_WT_SLOT, w] >= 0:
+            _load_done(K, S, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], t)
+        S.wt[Q_WT_FREE, S.wt_meta[0]] = w
+        S.wt_meta[0] += 1
+        w = nxt
+    _free_request(S, r)
+
+
+def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
+    """Line request ``i`` of the instruction in ``sm``'s LD/ST unit; False on a reservation failure."""
+    p = _params(buf, 0)
+    op = P.op[row]
+    line = P.req_line[i]
+    sec = P.req_sec[i]
+    g = sm * K[K_SLOTS] + slot
+    a = Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], op, sec, line, np.int64(-1),
+               np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
+    s, sid, base, way = _find(buf, p, sm, line)
+    a = at_level(a, sm, op, line, s, way)
+    is_load = op == LOAD
+    if K[K_FIXED_LAT] >= 0:
+        # Ideal memory: the whole hierarchy answers at once, every load after a fixed latency.
+        _access(buf, p, h1, h2, h3, 0, a, np.int64(0))
+        S.c[C_L1_ACC] += 1
+        S.sc[S_ACCESSES] += 1
+        _log(K, S, sm, line, op, np.int64(1 if way >= 0 else 2))
+        if op != STORE:
+            _event(S, t + K[K_FIXED_LAT], EV_HIT, g)
+        return True
+    sector_hit = way >= 0 and (S.l1_sec[base + way] & sec) == sec
+    wpol = K[K_L1_WRITE]
+    if is_load and sector_hit:
+        S.c[C_L1_ACC] += 1
+        S.c[C_L1_HITS] += 1
+        S.sc[S_ACCESSES] += 1
+        _hit(buf, p, h1, h2, h3, 0, a, sid, base, True)
+        _log(K, S, sm, line, op, np.int64(1))
+        _event(S, t + K[K_L1_LAT], EV_HIT, g)
+        return True
+    off = sm * S.l1_map_size
+    if is_load:
+        e = map_find(S.l1_keys, S.l1_vals, off, S.l1_map_size, line)
+        if e >= 0:
+            if K[K_L1_MERGES] > 0 and S.e[E_E_N, e] >= K[K_L1_MERGES]:
+                S.c[C_L1_FAIL_MERGE] += 1
+                S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MERGE
+                return False
+            if S.wt_meta[0] == 0:
+                S.c[C_L1_FAIL_MERGE] += 1
+                S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MERGE
+                return False
+            S.c[C_L1_ACC] += 1
+            S.c[C_L1_MERGES] += 1
+            S.sc[S_ACCESSES] += 1
+            S.e[E_E_N, e] += 1
+            S.e[E_E_SEC, e] |= sec
+            w = _waiter(S, slot, np.int64(-1))
+            S.wt[Q_WT_NEXT, S.e[E_E_TAIL, e]] = w
+            S.e[E_E_TAIL, e] = w
+            _log(K, S, sm, line, op, np.int64(3))
+            return True
+        if S.sm[M_L1_META, sm] == 0 or S.wt_meta[0] == 0:
+            S.c[C_L1_FAIL_MSHR] += 1
+            S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MSHR
+            return False
+        if S.sm[M_MQ_N, sm] >= K[K_L1_MQ] or S.rq_meta[0] == 0:
+            S.c[C_L1_FAIL_QUEUE] += 1
+            S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
+            return False
+        S.c[C_L1_ACC] += 1
+        S.sc[S_ACCESSES] += 1
+        flags = np.int64(0)
+        if way >= 0:
+            S.c[C_L1_SECTOR_MISSES] += 1
+            _log(K, S, sm, line, op, np.int64(4))
+            sec = sec & ~S.l1_sec[base + way]
+        else:
+            flags = _miss(buf, p, h1, h2, h3, 0, a, True)
+            _log(K, S, sm, line, op, np.int64(2))
+            if not K[K_L1_ON_FILL]:
+                v, wb = _victimize(buf, p, h1, h2, h3, 0, a, sid, base)
+                if _at(buf, p[O_TAG])[base + v] >= 0:
+                    _at(buf, p[O_TAG])[base + v] = -1
+                    _at(buf, p[O_DIRTY])[base + v] = 0
+                    invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, v)
+        n = S.sm[M_L1_META, sm] - 1
+        S.sm[M_L1_META, sm] = n
+        e = S.e[E_E_FREE, sm * K[K_L1_MSHRS] + n] + sm * K[K_L1_MSHRS]
+        map_put(S.l1_keys, S.l1_vals, off, S.l1_map_size, line, e)
+        S.e[E_E_LINE, e] = line
+        S.e[E_E_SEC, e] = sec
+        S.e[E_E_N, e] = 1
+        S.e[E_E_FLAGS, e] = flags
+        S.e[E_E_WRITE, e] = 0
+        w = _waiter(S, slot, np.int64(-1))
+        S.e[E_E_HEAD, e] = w
+        S.e[E_E_TAIL, e] = w
+        r = _new_request(S, RQ_READ, sm, line, sec, e, flags, slot, a,
+                         _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]))
+        _enqueue(K, S, sm, r)
+        return True
+    # Stores and atomics: written through to the L2 (atomics are performed there).
+    if S.sm[M_MQ_N, sm] >= K[K_L1_MQ] or S.rq_meta[0] == 0:
+        S.c[C_L1_FAIL_QUEUE] += 1
+        S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
+        return False
+    S.c[C_L1_ACC] += 1
+    S.sc[S_ACCESSES] += 1
+    if way >= 0:
+        S.c[C_L1_HITS] += 1
+        _hit(buf, p, h1, h2, h3, 0, a, sid, base, False)
+        _log(K, S, sm, line, op, np.int64(1))
+        if wpol == WRITE_EVICT:
+            _drop(buf, p, h1, h2, h3, 0, a, base, way)
+            invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
+    else:
+        _miss(buf, p, h1, h2, h3, 0, a, False)
+        _log(K, S, sm, line, op, np.int64(2))
+    r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
+                     slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]))
+    _enqueue(K, S, sm, r)
+    return True
+
+
+def _enqueue(K, S, sm, r):
+    q = K[K_L1_MQ]
+    S.mq[sm * q + (S.sm[M_MQ_HEAD, sm] + S.sm[M_MQ_N, sm]) % q] = r
+    S.sm[M_MQ_N, sm] += 1
+
+
+def _inject(K, S, t, sm):
+    """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free."""
+    if S.sm[M_MQ_N, sm] == 0 or S.sm[M_INJ_FREE, sm] > t:
+        return False
+    q = K[K_L1_MQ]
+    r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
+    S.sm[M_MQ_HEAD, sm] = (S.sm[M_MQ_HEAD, sm] + 1) % q
+    S.sm[M_MQ_N, sm] -= 1
+    flits = 1 if S.r[R_R_KIND, r] == RQ_READ else _flits(K, _bytes_of(K, S.r[R_R_SEC, r]))
+    S.sm[M_INJ_FREE, sm] = t + flits
+    part = S.r[R_R_PART, r]
+    arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
+    S.part[P_P_IN_FREE, part] = arrive + flits
+    _event(S, arrive + flits, EV_L2_ARRIVE, r)
+    return True
+
+
+# -- warps, CTAs and schedulers ---------------------------------------------------------
+
+
+def _retire(K, S, g):
+    """Warp slot ``g`` has issued everything and its loads are back: free it."""
+    sm = g // K[K_SLOTS]
+    S.w[W_W_ACTIVE, g] = False
+    S.w[W_CTL_GWARP, g] = -1
+    S.sm[M_CTL_RESIDENT, sm] -= 1
+    S.sm[M_SM_WARPS, sm] -= 1
+    c = sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
+    S.cta[T_CTA_LIVE, c] -= 1
+    S.sm[M_SM_ELIG_DIRTY, sm] = True
+    if S.cta[T_CTA_LIVE, c] == 0:
+        S.cta[T_CTA_ID, c] = -1
+        S.sm[M_SM_CTAS, sm] -= 1
+        S.sm[M_SM_THREADS, sm] -= K[K_TPC]
+        S.sm[M_SM_REGS, sm] -= K[K_REGS_CTA]
+        S.sm[M_SM_SMEM, sm] -= K[K_SMEM_CTA]
+        S.sc[S_RETIRED] += 1
+        S.sc[S_DISPATCH] = 1
+
+
+def _finish_issue(K, S, g):
+    """Slot ``g`` issued its last instruction."""
+    S.w[W_W_DONE, g] = True
+    c = (g // K[K_SLOTS]) * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
+    S.cta[T_CTA_DONE, c] += 1
+    _release_barrier(K, S, g // K[K_SLOTS], c)
+    if S.w[W_W_PEND, g] == 0:
+        _retire(K, S, g)
+
+
+def _release_barrier(K, S, sm, c):
+    """Release CTA ``c``'s warps once all that still run have reached the barrier."""
+    if S.cta[T_CTA_ARRIVED, c] == 0 or S.cta[T_CTA_ARRIVED, c] + S.cta[T_CTA_DONE, c] < K[K_WPC]:
+        return
+    S.cta[T_CTA_ARRIVED, c] = 0
+    slot_c = c - sm * K[K_MAX_CTAS]
+    for w in range(K[K_SLOTS]):
+        g = sm * K[K_SLOTS] + w
+        if S.w[W_W_ACTIVE, g] and S.w[W_W_CTA, g] == slot_c and S.w[W_W_BAR, g]:
+            S.w[W_W_BAR, g] = False
+            if S.w[W_W_ROW, g] == S.w[W_W_END, g] and S.w[W_W_LEFT, g] == 0:
+                # The barrier was the warp's last instruction: it is done (no further release
+                # can follow, the count of arrivals has just been reset).
+                S.w[W_W_DONE, g] = True
+                S.cta[T_CTA_DONE, c] += 1
+                if S.w[W_W_PEND, g] == 0:
+                    _retire(K, S, g)
+
+
+def _dispatch(K, S, P, sm):
+    """Start the next CTA on ``sm`` if it fits; True when one started."""
+    cta = S.sc[S_NEXT_CTA]
+    if cta >= K[K_N_CTAS]:
+        return False
+    if (S.sm[M_SM_CTAS, sm] + 1 > K[K_MAX_CTAS] or S.sm[M_SM_WARPS, sm] + K[K_WPC] > K[K_SLOTS]
+            or S.sm[M_SM_THREADS, sm] + K[K_TPC] > K[K_MAX_THREADS] or S.sm[M_SM_REGS, sm] + K[K_REGS_CTA] > K[K_MAX_REGS]
+            or S.sm[M_SM_SMEM, sm] + K[K_SMEM_CTA] > K[K_MAX_SMEM]):
+        return False
+    S.sc[S_NEXT_CTA] = cta + 1
+    slot_c = np.int64(0)
+    while S.cta[T_CTA_ID, sm * K[K_MAX_CTAS] + slot_c] >= 0:
+        slot_c += 1
+    c = sm * K[K_MAX_CTAS] + slot_c
+    S.cta[T_CTA_ID, c] = cta
+    S.cta[T_CTA_LIVE, c] = K[K_WPC]
+    S.cta[T_CTA_ARRIVED, c] = 0
+    S.cta[T_CTA_DONE, c] = 0
+    S.sm[M_SM_CTAS, sm] += 1
+    S.sm[M_SM_WARPS, sm] += K[K_WPC]
+    S.sm[M_SM_THREADS, sm] += K[K_TPC]
+    S.sm[M_SM_REGS, sm] += K[K_REGS_CTA]
+    S.sm[M_SM_SMEM, sm] += K[K_SMEM_CTA]
+    S.c[C_CTAS] += 1
+    w = np.int64(0)
+    for k in range(K[K_WPC]):
+        while S.w[W_W_ACTIVE, sm * K[K_SLOTS] + w]:
+            w += 1
+        g = sm * K[K_SLOTS] + w
+        gw = cta * K[K_WPC] + k
+        S.w[W_W_ACTIVE, g] = True
+        S.w[W_W_CTA, g] = slot_c
+        S.w[W_W_CTA_ID, g] = cta
+        S.w[W_W_WARP, g] = k
+        S.w[W_W_ROW, g] = P.warp_ptr[gw]
+        S.w[W_W_END, g] = P.warp_ptr[gw + 1]
+        S.w[W_W_LEFT, g] = P.gap[S.w[W_W_ROW, g]] if S.w[W_W_ROW, g] < S.w[W_W_END, g] else P.tail[gw]
+        S.w[W_W_TAIL, g] = P.tail[gw]
+        S.w[W_W_PEND, g] = 0
+        S.w[W_W_BAR, g] = False
+        S.w[W_W_DONE, g] = False
+        S.w[W_W_AGE, g] = S.sc[S_AGE]
+        S.w[W_W_ACT2, g] = False
+        S.sc[S_AGE] += 1
+        S.w[W_CTL_GWARP, g] = gw
+        S.sm[M_CTL_RESIDENT, sm] += 1
+    S.sm[M_SM_ELIG_DIRTY, sm] = True
+    # Warps without any instruction finish at once.
+    for w2 in range(K[K_SLOTS]):
+        g = sm * K[K_SLOTS] + w2
+        if S.w[W_W_ACTIVE, g] and S.w[W_W_CTA, g] == slot_c and not S.w[W_W_DONE, g] and S.w[W_W_ROW, g] == S.w[W_W_END, g] \
+                and S.w[W_W_LEFT, g] == 0:
+            _finish_issue(K, S, g)
+    return True
+
+
+def _why(K, W, M, op, space, sm, g):
+    """Can warp slot ``g`` issue now? OK or the reason it cannot (``layout.STALLS``)."""
+    if not W[W_W_ACTIVE, g] or W[W_W_DONE, g]:
+        return WHY_NONE
+    if W[W_W_BAR, g]:
+        return WHY_BAR
+    if W[W_CTL_BLOCKED, g] or not W[W_W_ELIG, g]:
+        return WHY_THROTTLE
+    dep = K[K_DEP]
+    if W[W_W_LEFT, g] > 0:
+        if dep == 2 and W[W_W_PEND, g] > 0:
+            return WHY_MEM
+        return OK
+    if dep != 1 and W[W_W_PEND, g] > 0:
+        return WHY_MEM
+    r = W[W_W_ROW, g]
+    if space[r] == GLOBAL and op[r] != BARRIER and M[M_LD_SLOT, sm] >= 0:
+        return WHY_STRUCT
+    return OK
+
+
+def _eligibility(K, W, M, sm):
+    """Warp limiting: only the ``limit`` oldest resident warps may issue."""
+    limit = K[K_WARP_LIMIT]
+    if M[M_CTL_LIMIT, sm] > 0 and (limit == 0 or M[M_CTL_LIMIT, sm] < limit):
+        limit = M[M_CTL_LIMIT, sm]
+    base = sm * K[K_SLOTS]
+    for w in range(K[K_SLOTS]):
+        g = base + w
+        if not W[W_W_ACTIVE, g]:
+            W[W_W_ELIG, g] = False
+            continue
+        if limit == 0:
+            W[W_W_ELIG, g] = True
+            continue
+        older = 0
+        for w2 in range(K[K_SLOTS]):
+            g2 = base + w2
+            if W[W_W_ACTIVE, g2] and (W[W_CTL_PRIO, g2], W[W_W_AGE, g2]) < (W[W_CTL_PRIO, g], W[W_W_AGE, g]):
+                older += 1
+        W[W_W_ELIG, g] = older < limit
+    M[M_SM_ELIG_DIRTY, sm] = False
+
+
+def _pick(K, W, M, last_of, op, space, sm, s):
+    """The slot scheduler ``s`` of ``sm`` issues this cycle, or ``-reason``."""
+    n_sched = K[K_N_SCHED]
+    m = (K[K_SLOTS] - s + n_sched - 1) // n_sched
+    base = sm * K[K_SLOTS]
+    last = last_of[sm * n_sched + s]
+    policy = K[K_SCHED]
+    worst = np.int64(WHY_NONE)
+    if policy == 1 and last >= 0:  # gto: greedy on the last warp
+        why = _why(K, W, M, op, space, sm, base + last)
+        if why == OK:
+            return last
+        worst = max(worst, why)
+    if policy == 0 or policy == 3:  # lrr (and two-level's active set): round robin after the last
+        start = 0 if last < 0 else last // n_sched + 1
+        if policy == 3:
+            _two_level(K, W, M, op, space, sm, s, m)
+        for k in range(m):
+            i = start + k
+            if i >= m:
+                i -= m
+            w = s + i * n_sched
+            g = base + w
+            if policy == 3 and not W[W_W_ACT2, g]:
+                if W[W_W_ACTIVE, g] and not W[W_W_DONE, g]:
+                    worst = max(worst, np.int64(WHY_MEM))
+                continue
+            why = _why(K, W, M, op, space, sm, g)
+            if why == OK:
+                return w
+            worst = max(worst, why)
+        return -worst
+    # gto's fallback and oldest: the ready warp with the lowest (priority, age).
+    best = np.int64(-1)
+    for i in range(m):
+        w = s + i * n_sched
+        g = base + w
+        why = _why(K, W, M, op, space, sm, g)
+        if why == OK:
+            if best < 0 or (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best], W[W_W_AGE, base + best]):
+                best = w
+        else:
+            worst = max(worst, why)
+    if best >= 0:
+        return best
+    return -worst
+
+
+def _two_level(K, W, M, op, space, sm, s, m):
+    """GPGPU-Sim's two-level scheduler: keep up to ``two_level_active`` warps in the active set.
+
+    A warp in the active set that waits for memory leaves it; the oldest
+    resident warps that do not wait for memory fill it up.
+    """
+    n_sched = K[K_N_SCHED]
+    base = sm * K[K_SLOTS]
+    count = 0
+    for i in range(m):
+        g = base + s + i * n_sched
+        if W[W_W_ACT2, g]:
+            if not W[W_W_ACTIVE, g] or W[W_W_DONE, g] or _why(K, W, M, op, space, sm, g) == WHY_MEM:
+                W[W_W_ACT2, g] = False
+            else:
+                count += 1
+    while count < K[K_TWO_ACTIVE]:
+        best = np.int64(-1)
+        for i in range(m):
+            g = base + s + i * n_sched
+            if W[W_W_ACTIVE, g] and not W[W_W_DONE, g] and not W[W_W_ACT2, g] and _why(K, W, M, op, space, sm, g) != WHY_MEM:
+                if best < 0 or W[W_W_AGE, g] < W[W_W_AGE, best]:
+                    best = g
+        if best < 0:
+            break
+        W[W_W_ACT2, best] = True
+        count += 1
+
+
+def _issue(K, S, P, sm, w, t):
+    """Slot ``w`` of ``sm`` issues its next instruction."""
+    g = sm * K[K_SLOTS] + w
+    S.c[C_INST] += 1
+    if S.w[W_W_LEFT, g] > 0:
+        S.w[W_W_LEFT, g] -= 1
+    else:
+        r = S.w[W_W_ROW, g]
+        o = P.op[r]
+        if o == BARRIER:
+            S.c[C_BARRIERS] += 1
+            S.w[W_W_BAR, g] = True
+            c = sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
+            S.cta[T_CTA_ARRIVED, c] += 1
+        elif P.space[r] == GLOBAL:
+            S.c[C_GLOBAL] += 1
+            n = P.req_ptr[r + 1] - P.req_ptr[r]
+            if n > 0:
+                S.sm[M_LD_SLOT, sm] = w
+                S.sm[M_LD_ROW, sm] = r
+                S.sm[M_LD_NEXT, sm] = P.req_ptr[r]
+                if o != STORE:
+                    S.w[W_W_PEND, g] += n
+                    S.w[W_W_LOAD_T, g] = t
+        elif P.space[r] == 2:
+            S.c[C_SHARED] += 1
+        else:
+            S.c[C_OTHER] += 1
+        r += 1
+        S.w[W_W_ROW, g] = r
+        S.w[W_W_LEFT, g] = P.gap[r] if r < S.w[W_W_END, g] else S.w[W_W_TAIL, g]
+        if o == BARRIER:
+            _release_barrier(K, S, sm, sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g])
+            return
+    if S.w[W_W_ROW, g] == S.w[W_W_END, g] and S.w[W_W_LEFT, g] == 0 and not S.w[W_W_BAR, g] and not S.w[W_W_DONE, g]:
+        _finish_issue(K, S, g)
+
+
+# -- the loop ----------------------------------------------------------------------------
+
+
+def _handle(buf, K, S, h1, h2, h3, t, v):
+    kind = v >> _EV_SHIFT
+    x = v & _EV_MASK
+    if kind == EV_HIT:
+        _load_done(K, S, x, t)
+    elif kind == EV_L2_ARRIVE:
+        part = S.r[R_R_PART, x]
+        S.r[R_R_NEXT, x] = -1
+        if S.part[P_Q_N, part] == 0:
+            S.part[P_Q_HEAD, part] = x
+        else:
+            S.r[R_R_NEXT, S.part[P_Q_TAIL, part]] = x
+        S.part[P_Q_TAIL, part] = x
+        S.part[P_Q_N, part] += 1
+    elif kind == EV_L2_FILL:
+        _l2_fill(buf, K, S, h1, h2, h3, t, x)
+    else:
+        _l1_fill(buf, K, S, h1, h2, h3, t, x)
+
+
+def _loop(buf, K, S, P, h1, h2, h3, budget):
+    t = S.sc[S_CYCLE]
+    stop = t + budget
+    n_sm = K[K_N_SM]
+    n_sched = K[K_N_SCHED]
+    while t < stop:
+        S.sc[S_CYCLE] = t
+        busy = False
+        while heap_top_time(S.ev_key, S.ev_meta) <= t:
+            _handle(buf, K, S, h1, h2, h3, t, heap_pop(S.ev_key, S.ev_val, S.ev_meta))
+            busy = True
+        for part in range(K[K_N_PART]):
+            if S.part[P_Q_N, part] > 0:
+                r = S.part[P_Q_HEAD, part]
+                nxt = S.r[R_R_NEXT, r]
+                if _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
+                    S.part[P_Q_HEAD, part] = nxt
+                    S.part[P_Q_N, part] -= 1
+                    busy = True
+        if S.sc[S_DISPATCH]:
+            S.sc[S_DISPATCH] = 0
+            # Round robin over the SMs, one CTA each per turn, until none fits: every CTA that
+            # fits starts this cycle (as in the interleaver's waves).
+            started = True
+            while started:
+                started = False
+                for sm in range(n_sm):
+                    if _dispatch(K, S, P, sm):
+                        busy = True
+                        started = True
+        issued_any = False
+        for sm in range(n_sm):
+            if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0:
+                # An idle SM: its schedulers have no warp.
+                S.c[C_SLOT_CYCLES] += K[K_SLOTS]
+                S.c[C_ISSUE_CYCLES] += n_sched
+                S.c[C_STALL_NONE] += n_sched
+                continue
+            if S.sm[M_MQ_N, sm] > 0 and _inject(K, S, t, sm):
+                busy = True
+            if S.sm[M_LD_SLOT, sm] >= 0:
+                row = S.sm[M_LD_ROW, sm]
+                end = P.req_ptr[row + 1]
+                for _ in range(K[K_L1_PORTS]):
+                    i = S.sm[M_LD_NEXT, sm]
+                    if i >= end:
+                        break
+                    if not _l1_request(buf, K, S, h1, h2, h3, t, sm, S.sm[M_LD_SLOT, sm], row, i, P):
+                        break
+                    S.sm[M_LD_NEXT, sm] = i + 1
+                    S.sm[M_LD_FAIL, sm] = 0
+                    busy = True
+                if S.sm[M_LD_NEXT, sm] >= end:
+                    S.sm[M_LD_SLOT, sm] = -1
+            if S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
+                S.sm[M_SM_LIMIT_SEEN, sm] = S.sm[M_CTL_LIMIT, sm]
+                _eligibility(K, S.w, S.sm, sm)
+            S.c[C_WARP_CYCLES] += S.sm[M_SM_WARPS, sm]
+            S.c[C_SLOT_CYCLES] += K[K_SLOTS]
+            for s in range(n_sched):
+                w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+                S.c[C_ISSUE_CYCLES] += 1
+                if w >= 0:
+                    S.sched_last[sm * n_sched + s] = w
+                    _issue(K, S, P, sm, w, t)
+                    issued_any = True
+                else:
+                    S.c[C_STALL_NONE - 1 - w] += 1
+        if issued_any:
+            busy = True
+        if t >= S.sc[S_SERIES_NEXT]:
+            _series(K, S, t)
+        if S.sc[S_RETIRED] == K[K_N_CTAS] and S.sc[S_INFLIGHT] == 0 and S.ev_meta[0] == 0:
+            S.sc[S_CYCLE] = t + 1
+            S.sc[S_STATUS] = FINISHED
+            return
+        if S.sc[S_STATUS] == DEADLOCK:
+            return
+        if busy:
+            t += 1
+            continue
+        # Nothing happened: nothing will until the next event or a free injection port.
+        nxt = heap_top_time(S.ev_key, S.ev_meta)
+        for sm in range(n_sm):
+            if S.sm[M_MQ_N, sm] > 0 and S.sm[M_INJ_FREE, sm] < nxt:
+                nxt = max(S.sm[M_INJ_FREE, sm], t + 1)
+        if nxt >= NEVER:
+            S.sc[S_STATUS] = DEADLOCK
+            S.sc[S_CYCLE] = t
+            _blame(K, S)
+            return
+        nxt = min(nxt, stop)
+        skip = nxt - t - 1
+        if skip > 0:
+            # Idle cycles: every scheduler stalls for the reason it gave this cycle.
+            for sm in range(n_sm):
+                if S.sm[M_LD_SLOT, sm] >= 0 and S.sm[M_LD_FAIL, sm] > 0:
+                    S.c[S.sm[M_LD_FAIL, sm]] += skip  # the unit retries every cycle
+                S.c[C_WARP_CYCLES] += skip * S.sm[M_SM_WARPS, sm]
+                S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
+                for s in range(n_sched):
+                    w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+                    S.c[C_ISSUE_CYCLES] += skip
+                    if w < 0:
+                        S.c[C_STALL_NONE - 1 - w] += skip
+            while S.sc[S_SERIES_NEXT] < nxt:
+                _series(K, S, S.sc[S_SERIES_NEXT])
+        t = nxt
+    S.sc[S_CYCLE] = t
+
+
+def _series(K, S, t):
+    if t < S.sc[S_SERIES_NEXT]:
+        return
+    n = S.sc[S_SERIES_N]
+    if n < S.series.shape[0]:
+        S.series[n, 0] = t
+        S.series[n, 1] = S.c[C_INST]
+        resident = 0
+        for sm in range(K[K_N_SM]):
+            resident += S.sm[M_SM_WARPS, sm]
+        S.series[n, 2] = resident
+        S.series[n, 3] = S.c[C_L1_ACC]
+        S.series[n, 4] = S.c[C_L1_HITS]
+        S.sc[S_SERIES_N] = n + 1
+    S.sc[S_SERIES_NEXT] = t + K[K_PERIOD]
+
+
+def _blame(K, S):
+    """Name the resource a deadlocked kernel waits on (``layout.DEADLOCKS``)."""
+    for g in range(S.w.shape[1]):
+        if S.w[W_W_ACTIVE, g] and S.w[W_W_BAR, g]:
+            S.sc[S_BLOCKED_KIND] = 1
+            S.sc[S_BLOCKED_WHERE] = g // K[K_SLOTS]
+            return
+    for sm in range(K[K_N_SM]):
+        if S.sm[M_LD_SLOT, sm] >= 0:
+            S.sc[S_BLOCKED_KIND] = 2 if S.sm[M_L1_META, sm] == 0 else 3
+            S.sc[S_BLOCKED_WHERE] = sm
+            return
+    for part in range(K[K_N_PART]):
+        if S.part[P_Q_N, part] > 0:
+            S.sc[S_BLOCKED_KIND] = 4
+            S.sc[S_BLOCKED_WHERE] = part
+            return
+    S.sc[S_BLOCKED_KIND] = 5
+
+
+def _step(buf_arr, K, S, P, h1, h2, h3, budget):
+    _loop(_ptr(buf_arr), K, S, P, _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), budget)
+
+
+_FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request, _request_access,
+              _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
+              _l2_evict_on_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
+              _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility,
+              _pick, _two_level, _issue, _handle, _series, _blame, _loop)
+
+
+def _compile(hooked: bool):
+    """The model compiled against one engine family (module docstring of ``golden.cache.engine``)."""
+    names = dict(engine.family_globals(hooked))
+    names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
+    names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
+                 heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put)
+    # Not cached on disk: loading this family from numba's cache crashed (segmentation fault on
+    # the second run of the same program, seen with and without inlining), so it is compiled
+    # once per process (about a minute of CPU) instead.
+    opts = {"nogil": True}
+    # Own copies of the engine's phases and of its recursive _access: linking to the engine family's
+    # disk-cached _access from code compiled here fails (LLVM "symbol not found" for the recursive
+    # call when that family was loaded from numba's cache).
+    for fn in engine.PHASES:
+        copy = pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
+        names[fn.__name__] = nb.njit(inline="always", **opts)(copy)
+    access = engine.ACCESS
+    names["_access"] = nb.njit(**opts)(pytypes.FunctionType(access.__code__, names, "_access"))
+    for fn in _FUNCTIONS:
+        copy = pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
+        # The per-warp issue check runs for every warp slot every cycle: inlined.
+        inline = "always" if fn in (_why, _popcount, _bytes_of, _flits) else "never"
+        names[fn.__name__] = nb.njit(inline=inline, **opts)(copy)
+    copy = pytypes.FunctionType(_step.__code__, names, "_step")
+    return nb.njit(**opts)(copy)
+
+
+_STEPS: dict[bool, object] = {}
+
+
+def step_function(hooked: bool):
+    """The compiled ``step(buf, K, S, P, h1, h2, h3, budget)`` for baseline or hooked hierarchies."""
+    if hooked not in _STEPS:
+        _STEPS[hooked] = _compile(hooked)
+    return _STEPS[hooked]

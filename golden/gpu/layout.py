@@ -1,0 +1,101 @@
+"""Names of the timing model's configuration vector, counters, scalars and event kinds.
+
+The compiled model (:mod:`golden.gpu.core`) takes its configuration as one
+``int64`` vector and keeps its counters and loop scalars in ``int64``
+arrays; these are the indices, defined once for the compiled code and for
+the Python front end (:mod:`golden.gpu.model`) that fills and reads them.
+"""
+
+from __future__ import annotations
+
+__all__ = ["TABLES", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "SCHEDULER_CODES", "DEPENDENCES", "DEADLOCKS"]
+
+#: The state's tables: each an ``int64[fields, entries]`` array, one row per field.
+#: ``w`` per warp slot (SMs x slots), ``cta`` per CTA slot, ``sm`` per SM, ``e`` per L1 MSHR,
+#: ``r`` per request of the pool, ``wt`` per MSHR waiter, ``part`` per L2 sub-partition,
+#: ``f`` per L2 MSHR, ``bank`` per DRAM bank, ``ch`` per DRAM channel.
+TABLES = {
+    'w': (
+        'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
+        'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked'
+    ),
+    'cta': (
+        'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
+    ),
+    'sm': (
+        'sm_ctas', 'sm_warps', 'sm_threads', 'sm_regs', 'sm_smem', 'ld_slot', 'ld_row', 'ld_next',
+        'mq_head', 'mq_n', 'inj_free', 'sm_rsp_free', 'l1_meta', 'ctl_limit', 'ctl_resident',
+        'sm_limit_seen', 'sm_elig_dirty', 'ld_fail'
+    ),
+    'e': (
+        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free'
+    ),
+    'r': (
+        'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
+        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free'
+    ),
+    'wt': (
+        'wt_slot', 'wt_next', 'wt_free'
+    ),
+    'part': (
+        'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta'
+    ),
+    'f': (
+        'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free'
+    ),
+    'bank': (
+        'd_open', 'd_ready', 'd_act'
+    ),
+    'ch': (
+        'd_bus',
+    ),
+}
+
+#: Fields of the configuration vector, in order.
+CONFIG = (
+    "n_sm", "slots", "n_sched", "sched", "warp_limit", "two_level_active", "max_ctas", "max_threads",
+    "max_regs", "max_smem", "dep",
+    "l1_latency", "l1_ports", "l1_mshrs", "l1_merges", "l1_miss_queue", "l1_alloc_on_fill", "l1_write",
+    "l2_latency", "l2_mshrs", "l2_merges", "l2_alloc_on_fill", "l2_shift", "n_part", "l2_sets",
+    "icnt_latency", "flit_bytes", "line_bytes", "sector_bytes", "l2_line_bytes", "has_l3", "l3_latency",
+    "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
+    "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
+    "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas",
+)
+
+#: Counters the model accumulates over a run (``int64``), in order.
+COUNTERS = (
+    "instructions", "global_instructions", "shared_instructions", "other_memory_instructions",
+    "barriers", "l1_accesses", "l1_hits", "l1_sector_misses", "l1_mshr_merges",
+    "l1_reservation_fails_mshr", "l1_reservation_fails_merge", "l1_reservation_fails_queue",
+    "l2_accesses", "l2_hits", "l2_mshr_merges", "l2_reservation_fails", "dram_reads", "dram_writes",
+    "dram_row_hits", "load_latency_sum", "loads_completed", "warp_cycles", "slot_cycles", "ctas_launched",
+    "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
+)
+
+#: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.
+STALLS = ("none", "memory", "barrier", "structural", "throttled")
+
+#: Loop scalars kept between calls of the compiled loop (the run is resumable).
+SCALARS = (
+    "cycle", "next_cta", "dispatch", "retired_ctas", "inflight", "accesses", "age", "status",
+    "series_n", "log_n", "series_next", "blocked_kind", "blocked_where",
+)
+
+#: Scheduler policy codes.
+SCHEDULER_CODES = {"lrr": 0, "gto": 1, "oldest": 2, "two-level": 3}
+
+#: Dependence rules: what a warp waits for while it has loads outstanding.
+#: ``next-memory``: its next memory or barrier instruction waits (compute goes on);
+#: ``none``: nothing waits (the warp only holds its slot until its loads return);
+#: ``next-instruction``: its next instruction of any kind waits.
+DEPENDENCES = {"next-memory": 0, "none": 1, "next-instruction": 2}
+
+#: What a deadlock report names (``blocked_kind``).
+DEADLOCKS = {1: "barrier", 2: "l1 MSHR", 3: "l1 miss queue", 4: "l2 MSHR", 5: "request pool",
+             6: "event queue"}
+
+
+def index(names: tuple[str, ...]) -> dict[str, int]:
+    """``{name: position}`` of a layout tuple."""
+    return {n: i for i, n in enumerate(names)}

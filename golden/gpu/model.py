@@ -1,0 +1,200 @@
+"""The timing model's front end: run a workload's kernels cycle by cycle on a hierarchy.
+
+:class:`TimingModel` owns the model's state for one
+:class:`~golden.cache.hierarchy.Hierarchy` (whose caches and policy hooks it
+drives) and runs kernels one after another, each starting when the previous
+one has drained. It calls the compiled loop (:mod:`golden.gpu.core`) in
+slices of cycles, so it can report progress, collect the time series and
+detect a deadlock. ``docs/timing.md`` describes the model.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from golden.cache.hierarchy import Hierarchy
+from golden.configs.schema import GPUConfig
+from golden.gpu import layout
+from golden.gpu.core import DEADLOCK, FINISHED, step_function
+from golden.gpu.program import Program, kernel_program
+from golden.gpu.state import ProgramArrays, config_vector, new_state, row, series_columns, start_kernel
+from golden.trace.model import KernelTrace
+
+__all__ = ["DeadlockError", "KernelTiming", "SchedulerControl", "TimingModel", "check_fits"]
+
+_K = layout.index(layout.CONFIG)
+_S = layout.index(layout.SCALARS)
+
+#: Cycles per call of the compiled loop (progress and time-series granularity).
+SLICE = 1 << 16
+
+#: What a policy can read and set of the warp schedulers each cycle (``attach_scheduler``):
+#: ``limit[sm]`` (at most that many of the oldest warps may issue; 0 none), ``blocked[slot]``
+#: (the warp may not issue), ``priority[slot]`` (lower first for gto/oldest/swl order),
+#: ``resident[sm]`` (resident warps), ``warp[slot]`` (the slot's warp: cta * warps_per_cta + warp,
+#: -1 when free). Slots are ``sm * max_warps_per_sm + slot``.
+SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp"))
+
+
+class DeadlockError(RuntimeError):
+    """No warp can ever issue again; the message names the cycle and the blocked resource."""
+
+
+@dataclass
+class KernelTiming:
+    """What the timing model measured of one kernel."""
+
+    name: str
+    start: int
+    end: int
+    counters: dict
+    series: np.ndarray = field(repr=False)
+
+    @property
+    def cycles(self) -> int:
+        """Cycles from the kernel's start until it drained."""
+        return self.end - self.start
+
+    @property
+    def ipc(self) -> float:
+        """Warp instructions per cycle over the GPU."""
+        return self.counters["instructions"] / self.cycles if self.cycles else 0.0
+
+
+def check_fits(gpu: GPUConfig, kernel: KernelTrace) -> None:
+    """Raise ValueError naming the limit when one CTA of ``kernel`` can never be resident on an SM."""
+    wpc = -(-kernel.threads_per_cta // gpu.warp_size)
+    limits = (("max_warps_per_sm", wpc, gpu.max_warps_per_sm, "warps"),
+              ("max_threads_per_sm", kernel.threads_per_cta, gpu.max_threads_per_sm, "threads"),
+              ("shared_mem_bytes", kernel.shared_bytes, gpu.shared_mem_bytes, "bytes of shared memory"),
+              ("max_regs_per_sm", kernel.regs_per_thread * kernel.threads_per_cta, gpu.max_regs_per_sm,
+               "registers"))
+    for name, need, have, what in limits:
+        if need > have:
+            raise ValueError(f"{name}: a CTA of kernel {kernel.name!r} needs {need} {what}, more than the "
+                             f"{have} an SM has, so it can never run")
+
+
+class TimingModel:
+    """The cycle-level model of ``gpu`` driving the caches and policy of ``hierarchy``.
+
+    Parameters
+    ----------
+    gpu : GPUConfig
+        The machine (SMs, schedulers, latencies, MSHRs, interconnect, DRAM).
+    hierarchy : Hierarchy
+        The caches and policy hooks the model runs; its state carries over.
+    dependences : str
+        What a warp with loads outstanding waits for (:data:`golden.gpu.layout.DEPENDENCES`).
+    fixed_latency : int
+        -1 for the full memory model; otherwise ideal memory with this load latency.
+    series_period : int
+        Cycles per time-series row.
+    log_capacity : int
+        Per-access log rows to keep (tests, co-simulation); 0 for none.
+
+    Raises
+    ------
+    ValueError
+        If the configuration cannot run (the message names the field).
+    """
+
+    def __init__(self, gpu: GPUConfig, hierarchy: Hierarchy, *, dependences: str = "next-memory",
+                 fixed_latency: int = -1, series_period: int = 1000, log_capacity: int = 0) -> None:
+        if hierarchy.gpu.n_sm != gpu.n_sm:
+            raise ValueError(f"n_sm: the hierarchy has {hierarchy.gpu.n_sm} SMs, the GPU {gpu.n_sm}")
+        self.gpu = gpu
+        self.hierarchy = hierarchy
+        self.k = config_vector(gpu, dependences=dependences, fixed_latency=fixed_latency,
+                               series_period=series_period, log_capacity=log_capacity)
+        self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines)
+        self.cycle = 0
+        self.log: list[np.ndarray] = []
+        hooks = hierarchy.engine_hooks()
+        self._hooks = hooks + [None] * (3 - len(hooks))
+        self._step = step_function(any(h is not None for h in hooks))
+        attach = getattr(hierarchy.policy, "attach_scheduler", None)
+        if attach is not None:
+            s = self.state
+            attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
+                                    s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
+                                    s.w[row("w", "ctl_gwarp")]))
+
+    def program(self, kernel: KernelTrace) -> Program:
+        """``kernel`` in the model's form for this GPU (checked to fit an SM)."""
+        check_fits(self.gpu, kernel)
+        return kernel_program(kernel, self.gpu.warp_size, self.hierarchy.gpu.l1.line_size,
+                              self.hierarchy.gpu.l1.sector_size)
+
+    def run_kernel(self, kernel: KernelTrace, index: int,
+                   on_progress: Callable[[int, int], None] | None = None) -> KernelTiming:
+        """Run one kernel from the current cycle until every CTA retired and memory drained.
+
+        Parameters
+        ----------
+        kernel : KernelTrace
+            The launch.
+        index : int
+            Its position in the workload (the hooks' ``a.kernel``).
+        on_progress : callable, optional
+            Called with (CTAs retired, CTAs) after every slice of cycles.
+
+        Raises
+        ------
+        DeadlockError
+            If no warp can ever issue again.
+        """
+        prog = self.program(kernel)
+        arrays = ProgramArrays(prog.op, prog.space, prog.pc, prog.gap, prog.req_ptr, prog.req_line,
+                               prog.req_sec, prog.warp_ptr, prog.tail)
+        state = self.state
+        state.sc[_S["accesses"]] = self.hierarchy.t
+        k = start_kernel(self.k, state, prog, index, self.cycle, 0)
+        period = int(k[_K["series_period"]])
+        state = state._replace(series=np.zeros((SLICE // period + 2, 5), np.int64))
+        before = state.c.copy()
+        rows = []
+        h1, h2, h3 = self._hooks
+        start = self.cycle
+        buf = self.hierarchy.engine.buf
+        while True:
+            state.sc[_S["series_n"]] = 0
+            state.sc[_S["log_n"]] = 0
+            self._step(buf, k, state, arrays, h1, h2, h3, np.int64(SLICE))
+            rows.append(state.series[:state.sc[_S["series_n"]]].copy())
+            if k[_K["log_capacity"]]:
+                self.log.append(state.log[:min(state.sc[_S["log_n"]], k[_K["log_capacity"]])].copy())
+            status = state.sc[_S["status"]]
+            if on_progress is not None:
+                on_progress(int(state.sc[_S["retired_ctas"]]), prog.n_ctas)
+            if status == FINISHED:
+                break
+            if status == DEADLOCK:
+                raise DeadlockError(self._deadlock_message(kernel))
+        self.cycle = int(state.sc[_S["cycle"]])
+        self.hierarchy.t = int(state.sc[_S["accesses"]])
+        counters = {name: int(v) for name, v in zip(layout.COUNTERS, state.c - before, strict=True)}
+        series = np.concatenate(rows) if rows else np.zeros((0, 5), np.int64)
+        return KernelTiming(name=kernel.name, start=start, end=self.cycle, counters=counters, series=series)
+
+    def _deadlock_message(self, kernel: KernelTrace) -> str:
+        sc = self.state.sc
+        kind = layout.DEADLOCKS.get(int(sc[_S["blocked_kind"]]), "unknown resource")
+        where = int(sc[_S["blocked_where"]])
+        place = {"barrier": f"SM {where}", "l1 MSHR": f"SM {where}", "l1 miss queue": f"SM {where}",
+                 "l2 MSHR": f"L2 sub-partition {where}"}.get(kind, "the memory system")
+        return (f"deadlock in kernel {kernel.name!r} at cycle {int(sc[_S['cycle']])}: no warp can issue "
+                f"again; blocked on the {kind} of {place}")
+
+    def access_log(self) -> np.ndarray:
+        """The per-access log so far: rows of (cycle, sm, line, op, outcome) (``log_capacity`` > 0)."""
+        return np.concatenate(self.log) if self.log else np.zeros((0, 5), np.int64)
+
+
+def series_names() -> tuple[str, ...]:
+    """Names of the time-series columns."""
+    return series_columns()

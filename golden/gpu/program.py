@@ -1,0 +1,197 @@
+"""A kernel as the timing model runs it: per hardware warp, instructions with their line requests.
+
+:func:`kernel_program` turns a :class:`~golden.trace.model.KernelTrace`
+(32-thread warps, compact lane addresses) into flat arrays the compiled
+model indexes directly: every stored row with its coalesced line requests
+(``golden.trace.coalesce``, the same rule the interleaver uses).
+
+Wavefronts wider than a trace warp
+    A GPU whose ``warp_size`` is 64 (tian15's GCN wavefronts) issues the
+    rows of trace warps ``2j`` and ``2j + 1`` of a CTA together: the
+    ``k``-th row of both halves form one instruction (its op, space and PC
+    those of the lower half when it has a ``k``-th row), whose requests are
+    the union of both halves' (lines in first-touch order, lower half first,
+    sector masks OR-ed), with the larger of the two compute gaps before it.
+    When the halves have different numbers of rows the extra rows issue
+    alone; a warp's tail is the larger of the two. A partial last wavefront
+    of a CTA has one half.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from golden.trace.coalesce import _core_args, _count, _write
+from golden.trace.model import WARP_SIZE, KernelTrace, Space
+
+__all__ = ["Program", "kernel_program"]
+
+
+@dataclass(eq=False)
+class Program:
+    """One kernel in the timing model's form.
+
+    Members
+    -------
+    op, space, pc, gap : numpy.ndarray
+        Per instruction row (``int64``): operation, memory space, PC and the
+        compute instructions issued before it.
+    req_ptr : numpy.ndarray
+        ``int64[n_rows + 1]``: row ``r``'s line requests are ``req_line[req_ptr[r]:req_ptr[r + 1]]``
+        (global loads, stores and atomics only).
+    req_line, req_sec : numpy.ndarray
+        ``int64``: line number (L1 line units) and sector mask of each request.
+    warp_ptr : numpy.ndarray
+        ``int64[n_warps + 1]``: the rows of hardware warp ``g = cta * warps_per_cta + w``.
+    tail : numpy.ndarray
+        ``int64[n_warps]``: compute instructions after each warp's last row.
+    n_ctas, warps_per_cta, threads_per_cta, shared_bytes, regs_per_thread : int
+        Launch shape and per-CTA resources.
+    """
+
+    op: np.ndarray
+    space: np.ndarray
+    pc: np.ndarray
+    gap: np.ndarray
+    req_ptr: np.ndarray
+    req_line: np.ndarray
+    req_sec: np.ndarray
+    warp_ptr: np.ndarray
+    tail: np.ndarray
+    n_ctas: int
+    warps_per_cta: int
+    threads_per_cta: int
+    shared_bytes: int
+    regs_per_thread: int
+
+    @property
+    def n_warps(self) -> int:
+        """Hardware warps in the launch."""
+        return len(self.tail)
+
+
+def _requests(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple[np.ndarray, ...]:
+    """Every row's coalesced requests: ``(req_ptr, line, sectors)``."""
+    it = kernel.insts
+    rows = np.flatnonzero(kernel.memory_mask(Space.GLOBAL)).astype(np.int64)
+    core = _core_args(kernel, line_size, sector_size)
+    n = _count(*core, rows)
+    inst = np.empty(n, np.int64)
+    line = np.empty(n, np.uint64)
+    sec = np.empty(n, np.uint8)
+    _write(*core, rows, inst, line, sec)
+    ptr = np.searchsorted(inst, np.arange(len(it) + 1, dtype=np.int64)).astype(np.int64)
+    return ptr, line.astype(np.int64), sec.astype(np.int64)
+
+
+@nb.njit(cache=True, nogil=True)
+def _pair(op, space, pc, gap, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
+    """Merge trace warps ``2j`` and ``2j + 1`` of every CTA into wavefronts (module docstring)."""
+    n_hw = n_ctas * wpc
+    n_rows = 0
+    n_req = 0
+    for c in range(n_ctas):
+        for j in range(wpc):
+            a = c * wpc32 + 2 * j
+            na = wptr[a + 1] - wptr[a]
+            nb_ = wptr[a + 2] - wptr[a + 1] if 2 * j + 1 < wpc32 else 0
+            n_rows += max(na, nb_)
+            n_req += ptr[wptr[a + 1]] - ptr[wptr[a]]
+            if 2 * j + 1 < wpc32:
+                n_req += ptr[wptr[a + 2]] - ptr[wptr[a + 1]]
+    o_op = np.empty(n_rows, np.int64)
+    o_space = np.empty(n_rows, np.int64)
+    o_pc = np.empty(n_rows, np.int64)
+    o_gap = np.empty(n_rows, np.int64)
+    o_ptr = np.empty(n_rows + 1, np.int64)
+    o_line = np.empty(n_req, np.int64)
+    o_sec = np.empty(n_req, np.int64)
+    o_wptr = np.empty(n_hw + 1, np.int64)
+    o_tail = np.empty(n_hw, np.int64)
+    r = 0
+    q = 0
+    for c in range(n_ctas):
+        for j in range(wpc):
+            h = c * wpc + j
+            o_wptr[h] = r
+            a = c * wpc32 + 2 * j
+            has_b = 2 * j + 1 < wpc32
+            ra, ea = wptr[a], wptr[a + 1]
+            rb, eb = (wptr[a + 1], wptr[a + 2]) if has_b else (0, 0)
+            o_tail[h] = max(tail[a], tail[a + 1]) if has_b else tail[a]
+            k = 0
+            while ra + k < ea or rb + k < eb:
+                ia = ra + k if ra + k < ea else -1
+                ib = rb + k if rb + k < eb else -1
+                first = ia if ia >= 0 else ib
+                o_op[r] = op[first]
+                o_space[r] = space[first]
+                o_pc[r] = pc[first]
+                g = 0
+                if ia >= 0:
+                    g = gap[ia]
+                if ib >= 0 and gap[ib] > g:
+                    g = gap[ib]
+                o_gap[r] = g
+                o_ptr[r] = q
+                for i in (ia, ib):
+                    if i < 0:
+                        continue
+                    for x in range(ptr[i], ptr[i + 1]):
+                        found = False
+                        for y in range(o_ptr[r], q):
+                            if o_line[y] == line[x]:
+                                o_sec[y] |= sec[x]
+                                found = True
+                                break
+                        if not found:
+                            o_line[q] = line[x]
+                            o_sec[q] = sec[x]
+                            q += 1
+                r += 1
+                k += 1
+    o_ptr[r] = q
+    o_wptr[n_hw] = r
+    return o_op, o_space, o_pc, o_gap, o_ptr, o_line[:q], o_sec[:q], o_wptr, o_tail
+
+
+def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int) -> Program:
+    """The timing model's form of ``kernel`` on a GPU with ``warp_size``-thread warps.
+
+    Parameters
+    ----------
+    kernel : KernelTrace
+        The launch (32-thread trace warps).
+    warp_size : int
+        32, or 64 to issue pairs of trace warps as wavefronts (module docstring).
+    line_size, sector_size : int
+        L1 line and sector size in bytes (sector size 0: no sectors).
+
+    Returns
+    -------
+    Program
+    """
+    it = kernel.insts
+    ptr, line, sec = _requests(kernel, line_size, sector_size)
+    op = it["op"].astype(np.int64)
+    space = it["space"].astype(np.int64)
+    pc = it["pc"].astype(np.int64)
+    gap = it["gap"].astype(np.int64)
+    wptr = kernel.warp_ptr.astype(np.int64)
+    tail = kernel.tail.astype(np.int64)
+    tpc = kernel.threads_per_cta
+    wpc32 = kernel.warps_per_cta
+    group = warp_size // WARP_SIZE
+    if group == 2:
+        wpc = -(-tpc // warp_size)
+        op, space, pc, gap, ptr, line, sec, wptr, tail = _pair(
+            op, space, pc, gap, ptr, line, sec, wptr, tail, kernel.n_ctas, wpc32, wpc)
+    else:
+        wpc = wpc32
+    return Program(op=op, space=space, pc=pc, gap=gap, req_ptr=ptr, req_line=line, req_sec=sec,
+                   warp_ptr=wptr, tail=tail, n_ctas=kernel.n_ctas, warps_per_cta=wpc,
+                   threads_per_cta=tpc, shared_bytes=int(kernel.shared_bytes),
+                   regs_per_thread=int(kernel.regs_per_thread))

@@ -1,0 +1,112 @@
+"""Whole workloads on the timing model: per-kernel results, totals and the run's summary.
+
+:func:`simulate_timed` is what :func:`golden.driver.simulate` runs for
+``timing="cycle"``: the kernels one after another on one
+:class:`~golden.gpu.model.TimingModel`, with the result in the same shape as
+the interleaver's run plus a ``timing`` section (IPC, cycles, occupancy,
+issue stalls, MSHR merges, reservation failures, DRAM, time series).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from golden.cache.hierarchy import Hierarchy
+from golden.configs.schema import GPUConfig
+from golden.gpu import layout
+from golden.gpu.model import KernelTiming, TimingModel
+from golden.gpu.state import series_columns
+from golden.policies.base import Policy
+from golden.trace.model import Workload
+
+__all__ = ["simulate_timed", "timing_summary", "kernel_row"]
+
+_INSTRUCTIONS = ("instructions", "global_instructions", "shared_instructions", "other_memory_instructions")
+
+
+def kernel_row(kernel, timing: KernelTiming) -> dict:
+    """One kernel's entry of the run's ``kernels`` list."""
+    c = timing.counters
+    return {"name": kernel.name, "grid": list(kernel.grid), "block": list(kernel.block),
+            **{f: c[f] for f in _INSTRUCTIONS}, "accesses": c["l1_accesses"], "cycles": timing.cycles,
+            "ipc": round(timing.ipc, 4), "occupancy": round(_ratio(c["warp_cycles"], c["slot_cycles"]), 4)}
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
+    """The ``timing`` section of a run's result from its summed counters."""
+    c = counters
+    stalls = {name: round(_ratio(c[f"stall_{name}"], c["issue_cycles"]), 4) for name in layout.STALLS}
+    stalls["issued"] = round(_ratio(c["instructions"], c["issue_cycles"]), 4)
+    return {
+        "cycles": cycles,
+        "ipc": round(_ratio(c["instructions"], cycles), 4),
+        "occupancy": round(_ratio(c["warp_cycles"], c["slot_cycles"]), 4),
+        "issue_slots": stalls,
+        "avg_load_latency": round(_ratio(c["load_latency_sum"], c["loads_completed"]), 2),
+        "l1": {"accesses": c["l1_accesses"], "hits": c["l1_hits"],
+               "hit_rate": round(_ratio(c["l1_hits"], c["l1_accesses"]), 4),
+               "sector_misses": c["l1_sector_misses"], "mshr_merges": c["l1_mshr_merges"],
+               "reservation_fails": {"mshr": c["l1_reservation_fails_mshr"],
+                                     "merge": c["l1_reservation_fails_merge"],
+                                     "miss_queue": c["l1_reservation_fails_queue"]}},
+        "l2": {"accesses": c["l2_accesses"], "hits": c["l2_hits"],
+               "hit_rate": round(_ratio(c["l2_hits"], c["l2_accesses"]), 4),
+               "mshr_merges": c["l2_mshr_merges"], "reservation_fails": c["l2_reservation_fails"]},
+        "dram": {"reads": c["dram_reads"], "writes": c["dram_writes"], "row_hits": c["dram_row_hits"]},
+        "ctas": c["ctas_launched"], "barriers": c["barriers"],
+        "series": {"columns": list(series_columns()), "rows": series.tolist()},
+    }
+
+
+def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = None, *,
+                   dependences: str = "next-memory", series_period: int = 1000,
+                   on_progress: Callable[[int, int, int], None] | None = None) -> dict:
+    """Run ``workload`` on the timing model of ``gpu`` with ``policy``.
+
+    Parameters
+    ----------
+    workload : Workload
+        The kernels, in launch order.
+    gpu : GPUConfig
+        The machine.
+    policy : Policy, optional
+        Cache-management policy (None: the baseline).
+    dependences : str
+        Dependence rule of loads (:data:`golden.gpu.layout.DEPENDENCES`).
+    series_period : int
+        Cycles per time-series row.
+    on_progress : callable, optional
+        Called with (kernel index, CTAs retired, CTAs) as kernels advance.
+
+    Returns
+    -------
+    dict
+        ``{"kernels", "totals", "caches", "policy_stats", "timing"}`` (plain JSON values).
+    """
+    hierarchy = Hierarchy(gpu, policy=policy)
+    model = TimingModel(gpu, hierarchy, dependences=dependences, series_period=series_period)
+    kernels, timings = [], []
+    for i, kernel in enumerate(workload.kernels):
+        cb = None if on_progress is None else (lambda done, total, i=i: on_progress(i, done, total))
+        timing = model.run_kernel(kernel, i, cb)
+        timings.append(timing)
+        kernels.append(kernel_row(kernel, timing))
+    counters = {name: sum(t.counters[name] for t in timings) for name in layout.COUNTERS}
+    cycles = sum(t.cycles for t in timings)
+    totals = {key: sum(r[key] for r in kernels) for key in (*_INSTRUCTIONS, "accesses", "cycles")}
+    totals["ipc"] = round(_ratio(totals["instructions"], cycles), 4)
+    series = np.concatenate([t.series for t in timings]) if timings else np.zeros((0, 5), np.int64)
+    caches = {level: {key: _plain(v) for key, v in s.items()} for level, s in hierarchy.stats().items()}
+    return {"kernels": kernels, "totals": totals, "caches": caches,
+            "policy_stats": {key: _plain(v) for key, v in hierarchy.policy.stats().items()},
+            "timing": timing_summary(counters, cycles, series)}
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v

@@ -1,0 +1,193 @@
+"""The timing model's state: the configuration vector and every array the compiled loop updates.
+
+:func:`config_vector` turns a :class:`~golden.configs.schema.GPUConfig` into
+the ``int64`` vector of :data:`golden.gpu.layout.CONFIG` (sizes resolved,
+clock domains converted to core cycles), checking what the timing model
+cannot run with a one-line error naming the field. :func:`new_state`
+allocates the arrays (:class:`TimingState`), which persist over the kernels
+of a run; :func:`start_kernel` resets the per-kernel part.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+from golden.configs.schema import GPUConfig
+from golden.gpu import layout
+from golden.gpu.program import Program
+from golden.gpu.queues import map_size, new_heap
+
+__all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns", "row"]
+
+_K = layout.index(layout.CONFIG)
+_S = layout.index(layout.SCALARS)
+
+#: The kernel's arrays as the compiled loop reads them.
+ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec",
+                                             "warp_ptr", "tail"))
+
+#: All arrays and sizes of the model's state: the tables of :data:`golden.gpu.layout.TABLES`
+#: (``int64[fields, entries]``), then the queues, maps, counters and outputs.
+TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
+    "sched_last", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals", "l2_map_size", "l1_sec",
+    "rq_meta", "wt_meta", "ev_key", "ev_val", "ev_meta", "c", "sc", "series", "log"))
+
+
+def row(table: str, name: str) -> int:
+    """Row of field ``name`` in state table ``table``."""
+    return layout.TABLES[table].index(name)
+
+
+def series_columns() -> tuple[str, ...]:
+    """Columns of the time-series rows the loop records."""
+    return ("cycle", "instructions", "resident_warps", "l1_accesses", "l1_hits")
+
+
+def _cycles(value: int, gpu: GPUConfig) -> int:
+    """DRAM cycles to core cycles (rounded up) when both clocks are known."""
+    if gpu.core_clock_mhz and gpu.dram_clock_mhz:
+        return math.ceil(value * gpu.core_clock_mhz / gpu.dram_clock_mhz)
+    return value
+
+
+def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_latency: int = -1,
+                  series_period: int = 1000, log_capacity: int = 0) -> np.ndarray:
+    """The configuration vector of ``gpu`` (kernel fields zero; see :func:`start_kernel`).
+
+    Parameters
+    ----------
+    gpu : GPUConfig
+        The machine.
+    dependences : str
+        A key of :data:`golden.gpu.layout.DEPENDENCES`.
+    fixed_latency : int
+        -1 for the full memory model; otherwise an ideal memory: every access
+        runs through the functional hierarchy at once and each load's data
+        arrives ``fixed_latency`` cycles after it is sent (no MSHR, queue or
+        bandwidth limit).
+    series_period : int
+        Cycles between time-series rows.
+    log_capacity : int
+        Rows of the per-access log kept (0: none).
+
+    Raises
+    ------
+    ValueError
+        With the field name, for what the timing model cannot run.
+    """
+    l1, l2 = gpu.l1, gpu.l2
+    if dependences not in layout.DEPENDENCES:
+        raise ValueError(f"dependences: must be one of {', '.join(layout.DEPENDENCES)}, not {dependences!r}")
+    if l1.write == "write-back":
+        raise ValueError("l1.write: the timing model runs write-through or write-evict L1s (GPU L1s do not "
+                         "hold dirty global data), not write-back")
+    if gpu.warp_limit > gpu.max_warps_per_sm:
+        raise ValueError(f"warp_limit: must be at most max_warps_per_sm ({gpu.max_warps_per_sm}), "
+                         f"not {gpu.warp_limit}")
+    if series_period < 1:
+        raise ValueError(f"series_period: must be a positive number of cycles, not {series_period}")
+    slots = gpu.max_warps_per_sm
+    k = np.zeros(len(layout.CONFIG), np.int64)
+    l1_mshrs = l1.mshrs or slots * 32
+    values = {
+        "n_sm": gpu.n_sm, "slots": slots, "n_sched": gpu.schedulers_per_sm,
+        "sched": layout.SCHEDULER_CODES[gpu.scheduler], "warp_limit": gpu.warp_limit,
+        "two_level_active": gpu.two_level_active, "max_ctas": gpu.max_ctas_per_sm,
+        "max_threads": gpu.max_threads_per_sm, "max_regs": gpu.max_regs_per_sm,
+        "max_smem": gpu.shared_mem_bytes, "dep": layout.DEPENDENCES[dependences],
+        "l1_latency": l1.latency, "l1_ports": l1.ports, "l1_mshrs": l1_mshrs, "l1_merges": l1.mshr_merges,
+        "l1_miss_queue": l1.miss_queue or l1_mshrs + slots * 32, "l1_alloc_on_fill": l1.allocate == "on-fill",
+        "l1_write": ("write-through", "write-evict", "write-back").index(l1.write),
+        "l2_latency": l2.latency, "l2_mshrs": l2.mshrs or 1024, "l2_merges": l2.mshr_merges,
+        "l2_alloc_on_fill": l2.allocate == "on-fill",
+        "l2_shift": l2.line_size.bit_length() - l1.line_size.bit_length(),
+        "n_part": gpu.l2_partitions, "l2_sets": l2.sets, "icnt_latency": gpu.icnt_latency,
+        "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size, "sector_bytes": l1.sector_size,
+        "l2_line_bytes": l2.line_size, "has_l3": gpu.l3 is not None,
+        "l3_latency": gpu.l3.latency if gpu.l3 is not None else 0,
+        "n_channels": gpu.dram_channels or gpu.l2_partitions, "dram_banks": gpu.dram_banks,
+        "dram_row_lines": max(1, gpu.dram_row_bytes // l2.line_size),
+        "t_cl": _cycles(gpu.dram_t_cl, gpu), "t_rcd": _cycles(gpu.dram_t_rcd, gpu),
+        "t_rp": _cycles(gpu.dram_t_rp, gpu), "t_ras": _cycles(gpu.dram_t_ras, gpu),
+        "dram_bytes_per_100": round(gpu.dram_bus_bytes * 100 * (
+            gpu.dram_clock_mhz / gpu.core_clock_mhz if gpu.core_clock_mhz and gpu.dram_clock_mhz else 1)),
+        "dram_latency": gpu.dram_latency, "fixed_latency": fixed_latency, "series_period": series_period,
+        "log_capacity": log_capacity,
+    }
+    if gpu.l2_partitions > l2.sets:
+        raise ValueError(f"l2_partitions: {gpu.l2_partitions} sub-partitions need at least as many L2 sets, "
+                         f"not {l2.sets}")
+    for name, v in values.items():
+        k[_K[name]] = int(v)
+    return k
+
+
+def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
+    """Allocate the model's arrays for configuration vector ``k`` (all queues empty, DRAM rows closed).
+
+    ``l1_lines`` is the number of L1 lines of all SMs (their sector masks).
+    """
+    n_sm, slots, ctas = k[_K["n_sm"]], k[_K["slots"]], k[_K["max_ctas"]]
+    m1, mq, m2, n_part = k[_K["l1_mshrs"]], k[_K["l1_miss_queue"]], k[_K["l2_mshrs"]], k[_K["n_part"]]
+    merges = k[_K["l1_merges"]] or 32
+    n_req = int(n_sm * (m1 + mq) * 2 + 4096)
+    n_wait = int(n_sm * (m1 * merges + slots * 32))
+    sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
+             "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
+             "ch": k[_K["n_channels"]]}
+    arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64) for name, fields in layout.TABLES.items()}
+    l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
+    key, val, meta = new_heap(n_req + int(n_sm * slots * 32) + 1024)
+    state = TimingState(
+        **arrays, sched_last=np.full(int(n_sm * k[_K["n_sched"]]), -1, np.int64),
+        mq=np.zeros(int(n_sm * mq), np.int64), l1_keys=np.full(int(n_sm * l1_map), -1, np.int64),
+        l1_vals=np.zeros(int(n_sm * l1_map), np.int64), l1_map_size=np.int64(l1_map),
+        l2_keys=np.full(int(n_part * l2_map), -1, np.int64), l2_vals=np.zeros(int(n_part * l2_map), np.int64),
+        l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64), rq_meta=np.array([n_req], np.int64),
+        wt_meta=np.array([n_wait], np.int64), ev_key=key, ev_val=val, ev_meta=meta,
+        c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
+        series=np.zeros((1, 5), np.int64), log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64))
+    state.e[row("e", "e_free")] = np.tile(np.arange(m1, dtype=np.int64), int(n_sm))
+    state.sm[row("sm", "l1_meta")] = m1
+    state.f[row("f", "l2_free")] = np.arange(n_part * m2, dtype=np.int64)
+    state.part[row("part", "l2_meta")] = m2
+    state.r[row("r", "rq_free")] = np.arange(n_req, dtype=np.int64)
+    state.wt[row("wt", "wt_free")] = np.arange(n_wait, dtype=np.int64)
+    state.bank[row("bank", "d_open")] = -1
+    state.sm[row("sm", "ld_slot")] = -1
+    return state
+
+
+def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_index: int, cycle: int,
+                 series_rows: int) -> np.ndarray:
+    """Prepare a kernel: its fields of the configuration vector (returned) and the per-kernel state.
+
+    The memory system keeps its contents (caches, DRAM rows); warps, CTAs
+    and the schedulers start empty at ``cycle``.
+    """
+    k = k.copy()
+    k[_K["kernel"]] = kernel_index
+    k[_K["wpc"]] = program.warps_per_cta
+    k[_K["tpc"]] = program.threads_per_cta
+    k[_K["smem_per_cta"]] = program.shared_bytes
+    k[_K["regs_per_cta"]] = program.regs_per_thread * program.threads_per_cta
+    k[_K["n_ctas"]] = program.n_ctas
+    for name in ("w_active", "w_bar", "w_done", "w_act2", "w_elig"):
+        state.w[row("w", name)] = 0
+    state.cta[row("cta", "cta_id")] = -1
+    for name in ("sm_ctas", "sm_warps", "sm_threads", "sm_regs", "sm_smem", "ctl_resident"):
+        state.sm[row("sm", name)] = 0
+    state.w[row("w", "ctl_gwarp")] = -1
+    state.sched_last[:] = -1
+    state.sm[row("sm", "sm_elig_dirty")] = 1
+    sc = state.sc
+    accesses = sc[_S["accesses"]]
+    sc[:] = 0
+    sc[_S["accesses"]] = accesses
+    sc[_S["cycle"]] = cycle
+    sc[_S["dispatch"]] = 1
+    sc[_S["series_next"]] = cycle
+    return k

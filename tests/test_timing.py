@@ -1,0 +1,256 @@
+"""The cycle-level timing model (golden/gpu) against closed-form results.
+
+Every test builds a small GPU whose latencies make the expected cycle counts
+exact (DRAM timings 0, no bandwidth limits unless the test is about them),
+runs hand-built kernels and checks the model's cycles, counters and
+per-access log against figures worked out by hand in the test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from golden.cache.hierarchy import Hierarchy
+from golden.configs.schema import CacheConfig, GPUConfig
+from golden.gpu.model import DeadlockError, TimingModel, check_fits
+from golden.trace.builder import KernelBuilder
+
+# Latencies of the test GPU (cycles).
+HIT, L2_LAT, ICNT, DRAM = 5, 20, 4, 50
+LINE = 128
+
+
+def gpu(**changes) -> GPUConfig:
+    """One SM, one L2 sub-partition, fixed latencies and no bandwidth limits."""
+    l1 = dict(size=16 * 1024, assoc=4, line_size=LINE, hit_latency=HIT, mshrs=32, mshr_merges=8,
+              miss_queue=8, allocate="on-fill", write="write-through")
+    l2 = dict(size=256 * 1024, assoc=8, line_size=LINE, hit_latency=L2_LAT, mshrs=64, mshr_merges=8)
+    l1.update(changes.pop("l1", {}))
+    l2.update(changes.pop("l2", {}))
+    base = dict(name="test", n_sm=1, l1=CacheConfig(**l1), l2=CacheConfig(**l2), l2_partitions=1,
+                schedulers_per_sm=1, scheduler="gto", max_warps_per_sm=48, max_threads_per_sm=1536,
+                icnt_latency=ICNT, icnt_flit_bytes=LINE, dram_t_cl=0, dram_t_rcd=0, dram_t_rp=0,
+                dram_t_ras=0, dram_bus_bytes=0, dram_latency=DRAM)
+    base.update(changes)
+    return GPUConfig(**base)
+
+
+#: Cycles from a load's issue to its data: L1 hit; L2 hit; DRAM. The LD/ST unit sends the
+#: request the cycle after issue; a miss enters the miss queue then and is injected the next
+#: cycle; a request takes 1 flit and a response 2 (header + 128 B in 128-B flits), each after
+#: the interconnect latency; the L2 answers after its latency, DRAM after its own.
+L1_HIT_LATENCY = 1 + HIT
+L2_HIT_LATENCY = 2 + ICNT + 1 + L2_LAT + ICNT + 2
+DRAM_LATENCY = L2_HIT_LATENCY + DRAM
+
+
+def chase(n: int, lines: list[int] | None = None) -> KernelBuilder:
+    """One warp: ``n`` loads, each followed by one instruction that uses it (a pointer chase)."""
+    kb = KernelBuilder("chase", (1,), (32,))
+    for i in range(n):
+        line = lines[i] if lines is not None else i
+        kb.load(0x100 + 16 * i, np.full(32, line * LINE, np.int64))
+        kb.compute(1)
+    return kb
+
+
+def run(kernels, g: GPUConfig, **options):
+    h = Hierarchy(g)
+    tm = TimingModel(g, h, log_capacity=10_000, **options)
+    results = [tm.run_kernel(k.build() if isinstance(k, KernelBuilder) else k, i)
+               for i, k in enumerate(kernels)]
+    return tm, results
+
+
+def test_pointer_chase_gives_each_level_latency():
+    # 4 DRAM misses, then the same 4 lines again: L1 hits.
+    tm, (r,) = run([chase(8, [0, 1, 2, 3, 0, 1, 2, 3])], gpu())
+    log = tm.access_log()
+    gaps = np.diff(log[:, 0])
+    # A load issues the cycle its predecessor's data arrives; its request reaches the L1 one cycle later.
+    assert gaps[:3].tolist() == [DRAM_LATENCY] * 3
+    assert gaps[3] == DRAM_LATENCY
+    assert gaps[4:].tolist() == [L1_HIT_LATENCY] * 3
+    assert r.counters["l1_hits"] == 4 and r.counters["dram_reads"] == 4
+
+
+def test_pointer_chase_l2_hits():
+    # A one-line L1: the second kernel's chase over the same 4 lines misses the L1, hits the L2.
+    first = chase(4)
+    tm, _ = run([first, chase(4)], gpu(l1={"size": LINE, "assoc": 1}))
+    log = tm.access_log()
+    second = log[4:, 0]
+    assert np.diff(second).tolist() == [L2_HIT_LATENCY] * 3
+
+
+def test_mshr_limit_of_one_serialises_misses():
+    # One load of 4 different lines: with a single MSHR each miss waits for the previous fill.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 8) * LINE * 7)
+    tm, (r,) = run([kb], gpu(l1={"mshrs": 1}))
+    log = tm.access_log()
+    assert len(log) == 4
+    # The retry succeeds in the cycle the previous line arrives (DRAM_LATENCY counts from issue,
+    # one cycle before the LD/ST unit sends the request).
+    assert np.diff(log[:, 0]).tolist() == [DRAM_LATENCY - 1] * 3
+    assert r.counters["l1_reservation_fails_mshr"] == 3 * (DRAM_LATENCY - 2)
+    tm2, (r2,) = run([kb], gpu())
+    assert np.diff(tm2.access_log()[:, 0]).tolist() == [1, 1, 1]  # 32 MSHRs: one request per cycle
+    assert r2.counters["l1_reservation_fails_mshr"] == 0
+    assert r.cycles > 4 * (DRAM_LATENCY - 1) > r2.cycles
+
+
+def test_merges_are_counted_exactly():
+    # 4 warps load the same line in consecutive cycles (one miss, three merges); then warp 0 loads
+    # a second line that warps 1-3 load too, with merges limited to 2 per MSHR: 1 merge,
+    # then 2 reservation failures until the fill, then 2 hits.
+    kb = KernelBuilder("merge", (1,), (128,))
+    kb.load(0x10, np.zeros(128, np.int64))
+    kb.compute(1)
+    kb.load(0x20, np.full(128, LINE, np.int64))
+    tm, (r,) = run([kb], gpu(l1={"mshr_merges": 2}))
+    c = r.counters
+    assert c["l1_mshr_merges"] == 1 + 1
+    assert c["dram_reads"] == 2
+    # First line: 1 miss + 1 merge + 2 failures then hits; second line the same.
+    assert c["l1_hits"] == 4
+    assert c["l1_reservation_fails_merge"] > 0
+    tm2, (r2,) = run([kb], gpu())
+    assert r2.counters["l1_mshr_merges"] == 6 and r2.counters["l1_hits"] == 0
+
+
+def stores_after_load(n_stores: list[int], lines: list[int]) -> KernelBuilder:
+    """Warp w loads line ``lines[w]`` then stores ``n_stores[w]`` times (its stores wait for the load)."""
+    kb = KernelBuilder("order", (1,), (32 * len(lines),))
+    warp = kb.tid // 32
+    kb.load(0x10, np.array(lines)[warp] * LINE)
+    for i in range(max(n_stores)):
+        kb.store(0x20 + 16 * i, (1000 + warp * 1000 + i) * LINE, active=i < np.array(n_stores)[warp])
+    return kb
+
+
+def issue_order(scheduler: str) -> list[int]:
+    """Warps of the stores in the order the L1 saw them (line 1000 + 1000 w + i)."""
+    warm = KernelBuilder("warm", (1,), (32,))
+    warm.load(0x8, np.where(np.arange(32) < 16, 1, 2) * LINE)
+    tm, _ = run([warm, stores_after_load([3, 120, 120], [50, 1, 2])], gpu(scheduler=scheduler))
+    log = tm.access_log()
+    stores = log[log[:, 3] == 2]
+    return ((stores[:, 2] - 1000) // 1000).tolist()
+
+
+def test_issue_orders_gto_lrr_oldest():
+    # Warp 0 misses to DRAM; warps 1 and 2 hit in the L1 (warmed) and store 120 times each.
+    gto = issue_order("gto")
+    oldest = issue_order("oldest")
+    lrr = issue_order("lrr")
+    # GTO: warp 1 runs greedily until it is done, then warp 2 or 0 (whoever is older and ready).
+    first_w0 = gto.index(0)
+    assert gto[:120] == [1] * 120 and first_w0 >= 120
+    # Oldest: warp 0 takes over as soon as its load is back, in the middle of warp 1's stores.
+    assert oldest[:3] == [1, 1, 1] and oldest.index(0) < 100 and oldest[oldest.index(0):][:3] == [0, 0, 0]
+    # LRR: warps 1 and 2 alternate.
+    assert lrr[:6] == [1, 2, 1, 2, 1, 2]
+
+
+def test_littles_law_bounds_streaming_throughput():
+    # 32 warps each stream 8 loads of distinct lines; 4 MSHRs of a fixed DRAM latency bound the
+    # throughput at 4 lines per DRAM_LATENCY cycles.
+    kb = KernelBuilder("stream", (1,), (1024,))
+    warp = kb.tid // 32
+    for i in range(8):
+        kb.load(0x10 + i * 16, (warp * 8 + i) * LINE)
+        kb.compute(1)
+    _, (r,) = run([kb], gpu(l1={"mshrs": 4}))
+    bound = 256 * (DRAM_LATENCY + 1) / 4
+    assert bound <= r.cycles <= 1.1 * bound
+    _, (r32,) = run([kb], gpu(l1={"mshrs": 32}))
+    assert r32.cycles < r.cycles / 4
+
+
+def test_dependence_rules_change_memory_parallelism():
+    # Two independent loads then a use: next-memory serialises them, none overlaps them.
+    kb = KernelBuilder("two", (1,), (32,))
+    kb.load(0x10, np.full(32, 0, np.int64))
+    kb.load(0x20, np.full(32, LINE, np.int64))
+    kb.compute(1)
+    _, (serial,) = run([kb], gpu(), dependences="next-memory")
+    _, (overlap,) = run([kb], gpu(), dependences="none")
+    assert serial.cycles - overlap.cycles >= DRAM_LATENCY - 2
+
+
+def test_barrier_holds_warps_and_ctas_dispatch_dynamically():
+    kb = KernelBuilder("bar", (4,), (64,))
+    kb.load(0x10, kb.gtid * 4, active=kb.tid < 32)
+    kb.barrier()
+    kb.store(0x20, 4096 + kb.gtid * 4)
+    tm, (r,) = run([kb], gpu(max_ctas_per_sm=1))
+    log = tm.access_log()
+    # CTAs run one at a time: each CTA's stores come after its load returned.
+    assert r.counters["ctas_launched"] == 4 and r.counters["barriers"] == 8
+    loads, stores = log[log[:, 3] == 1], log[log[:, 3] == 2]
+    assert (stores[:, 0].reshape(4, -1).min(axis=1) > loads[:, 0]).all()
+
+
+def test_ideal_memory_reproduces_the_interleaver_order():
+    from golden.trace.interleave import interleave_kernel
+
+    kb = KernelBuilder("ideal", (3,), (96,))
+    for i in range(4):
+        kb.load(0x10 + 16 * i, kb.gtid * 4 + i * 4096)
+        kb.compute(2)
+    kernel = kb.build()
+    g = gpu(mem_latency=30, max_ctas_per_sm=8, l1={"ports": 64})
+    tm, _ = run([kernel], g, fixed_latency=30, dependences="next-instruction")
+    log = tm.access_log()
+    il = interleave_kernel(kernel, 0, g)
+    # The interleaver's cycles are issue cycles; the model logs the LD/ST cycle, one later.
+    assert log[:, 2].tolist() == il.accesses["line"].astype(np.int64).tolist()
+    assert (log[:, 0] - 1).tolist() == il.accesses["cycle"].tolist()
+
+
+def test_wavefronts_of_64_issue_two_trace_warps_together():
+    kb = KernelBuilder("wave", (1,), (128,))
+    kb.load(0x10, kb.gtid * 4)
+    k = kb.build()
+    tm32, (r32,) = run([k], gpu())
+    tm64, (r64,) = run([k], gpu(warp_size=64, max_warps_per_sm=24))
+    assert r32.counters["global_instructions"] == 4 and r64.counters["global_instructions"] == 2
+    assert r32.counters["l1_accesses"] == r64.counters["l1_accesses"] == 4
+
+
+def test_impossible_configs_and_cta_fit_are_one_line_errors():
+    kb = KernelBuilder("big", (1,), (1024,), shared_bytes=64 * 1024)
+    with pytest.raises(ValueError, match="shared_mem_bytes: a CTA of kernel 'big' needs 65536"):
+        check_fits(gpu(), kb.build())
+    with pytest.raises(ValueError, match="l1.write"):
+        run([chase(1)], gpu(l1={"write": "write-back"}))
+    with pytest.raises(ValueError, match="warp_size"):
+        gpu(warp_size=16)
+
+
+def test_deadlock_is_reported_with_cycle_and_resource(monkeypatch):
+    from golden.gpu import model
+
+    g = gpu()
+    h = Hierarchy(g)
+    tm = TimingModel(g, h)
+    # A request pool of size 0 can never send a miss: the model must stop and say so.
+    tm.state.r[-1][:] = 0
+    tm.state.rq_meta[0] = 0
+    monkeypatch.setattr(model, "SLICE", 1000)
+    with pytest.raises(DeadlockError, match=r"deadlock in kernel 'chase' at cycle \d+"):
+        tm.run_kernel(chase(1).build(), 0)
+
+
+def test_runs_are_deterministic():
+    kb = KernelBuilder("det", (8,), (256,))
+    for i in range(3):
+        kb.load(0x10 + i, (kb.gtid * 37 + i * 999) % 5000 * 4)
+        kb.compute(3)
+        kb.store(0x40 + i, kb.gtid * 4)
+    k = kb.build()
+    a = run([k], gpu(n_sm=2, l2_partitions=2))[0].access_log()
+    b = run([k], gpu(n_sm=2, l2_partitions=2))[0].access_log()
+    assert np.array_equal(a, b)
