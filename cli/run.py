@@ -269,6 +269,6 @@ def format_timing(t: dict) -> str:
          f"{format_rate(l2['hit_rate'])} / {format_count(l2['mshr_merges'])} / "
          f"{format_count(l2['reservation_fails'])}"),
         ("DRAM reads / writes / row-buffer hits",
-         f"{format_count(dram['reads'])} / {format_count(dram['writes'])} / {format_count(dram['row_hits'])}"),
+         " / ".join(format_count(dram[k]) for k in ("reads", "writes", "row_hits"))),
     ]
     return format_table(("", "value"), rows, title="Timing (cycle-level model)")

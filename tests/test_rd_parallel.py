@@ -151,3 +151,44 @@ def test_serial_limit_with_compaction_equals_the_serial_engine():
     pc.run(np.arange(5001), 0)
     assert pc.dist.tolist() == stack_distances(keys, groups, writes).tolist()
     assert (pc.found_bits == 1).tolist() == lru_hits(keys, [4], groups, writes)[:, 0].tolist()
+
+
+def _random_parallel(depth, write_evict, written_apart=False):
+    # 2 banks x 2 ports, 4 MSHRs, adaptive latency, lists of 8 accesses from 4 warps: a hot set
+    # (hits and merges) and a cold range of 3000 blocks (stacks far deeper than the depth).
+    rng = np.random.default_rng(11)
+    n = 20000
+    keys = np.where(rng.random(n) < 0.5, rng.integers(0, 40, n), rng.integers(0, 3000, n))
+    banks = keys % 2
+    writes = rng.random(n) < 0.1
+    if written_apart:  # stores only to lines never read
+        keys = np.where(writes, keys + 10000, keys)
+    warps = rng.integers(0, 4, n)
+    pc = ParallelCache(keys, banks, banks, writes, warps, n_banks=2, ports=2, mshr_set_of_bank=[0, 0],
+                       entries=4, merges=2, hit_limit=16, sweep=(8, 64), latency=Latency(k1=2, k2=0.5),
+                       write_evict=write_evict, depth=depth)
+    pc.run(np.arange(0, n + 1, 8), 0)
+    return pc
+
+
+@pytest.mark.parametrize("write_evict, apart", [(False, False), (True, True)])
+def test_depth_limit_keeps_hits_and_counters(write_evict, apart):
+    # Without invalidations of read lines (an L2, or an L1 whose stores go to lines it never
+    # reads) a stack cut at the depth changes no hit, sweep, step or outcome, and no distance
+    # below the depth; deeper ones read as the depth.
+    exact = _random_parallel(0, write_evict, apart)
+    cut = _random_parallel(64, write_evict, apart)
+    assert cut.depth == 64
+    assert cut._tsize.max() < exact._tsize.max()  # the cut stacks are smaller ...
+    assert np.count_nonzero(cut.dist == 64) > 1000  # ... and their deep blocks read as 64
+    for f in ("found_bits", "kind", "step"):
+        assert getattr(cut, f).tolist() == getattr(exact, f).tolist(), f
+    assert cut.dist.tolist() == np.where(exact.dist >= 64, 64, exact.dist).tolist()
+    assert cut.reservation_failures == exact.reservation_failures and cut.merges == exact.merges
+
+
+def test_depth_limit_is_ignored_with_write_evict_stores_to_read_lines():
+    # An invalidation moves older blocks up the stack: a cut would misplace their distances.
+    assert _random_parallel(64, True).depth == 0
+    with pytest.raises(InputError, match="depth: must be 0 or at least the largest capacity 64"):
+        _random_parallel(32, False)

@@ -171,9 +171,9 @@ _CIAO18 = GPUConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",
         replacement="lru", index="xor", xor_slices=12, banks=2,
-        # GTX480 "-gpgpu_cache:dl2 64:128:8,L:B:m:N,A:16:4,4": 16 MSHRs of 4 merges per
+        # GTX480 "-gpgpu_cache:dl2 64:128:8,L:B:m:W,A:32:4,4:0,32": 32 MSHRs of 4 merges per
         # sub-partition; "-gpgpu_l2_rop_latency 120".
-        mshrs=16, mshr_merges=4, miss_queue=4, hit_latency=120,
+        mshrs=32, mshr_merges=4, miss_queue=4, hit_latency=120,
     ),
     # 6 GDDR5 channels x 2 sub-partitions: 12 L2 sub-partitions, one per XOR slice.
     l2_partitions=12,

@@ -91,7 +91,7 @@ __all__ = ["step_function"]
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
- M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL,) = range(18)
+ M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE,) = range(19)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE,) = range(8)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
@@ -101,7 +101,7 @@ __all__ = ["step_function"]
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
 
-assert [len(v) for v in layout.TABLES.values()] == [18, 4, 18, 8, 16, 3, 6, 7, 3, 1]
+assert [len(v) for v in layout.TABLES.values()] == [18, 4, 19, 8, 16, 3, 6, 7, 3, 1]
 
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
@@ -180,7 +180,8 @@ def _free_request(S, r):
 
 def _request_access(K, S, r, c, op, line):
     """The hook context of request ``r`` at a level (instance ``c``, ``line`` in that level's units)."""
-    return Access(c, S.r[R_R_SM, r], S.r[R_R_WARP, r], S.r[R_R_CTA, r], K[K_KERNEL], S.r[R_R_PC, r], op, S.r[R_R_SEC, r], line,
+    return Access(c, S.r[R_R_SM, r], S.r[R_R_WARP, r], S.r[R_R_CTA, r], K[K_KERNEL], S.r[R_R_PC, r], op,
+                  S.r[R_R_SEC, r], line,
                   np.int64(-1), np.int64(-1), S.sc[S_CYCLE], np.int64(0), S.r[R_R_T, r])
 
 
@@ -396,6 +397,7 @@ def _waiter(S, slot, nxt):
 
 def _load_done(K, S, gslot, t):
     """One line of a warp's outstanding loads has arrived."""
+    S.sm[M_WAKE, gslot // K[K_SLOTS]] = 1
     S.w[W_W_PEND, gslot] -= 1
     S.c[C_LOADS_DONE] += 1
     S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
@@ -417,6 +419,7 @@ def _log(K, S, sm, line, op, outcome):
 def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
     sm = S.r[R_R_SM, r]
+    S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
     if S.r[R_R_KIND, r] == RQ_ATOMIC:
         _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
         _free_request(S, r)
@@ -455,7 +458,8 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
     line = P.req_line[i]
     sec = P.req_sec[i]
     g = sm * K[K_SLOTS] + slot
-    a = Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], op, sec, line, np.int64(-1),
+    a = Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], op, sec, line,
+               np.int64(-1),
                np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
     s, sid, base, way = _find(buf, p, sm, line)
     a = at_level(a, sm, op, line, s, way)
@@ -593,6 +597,7 @@ def _inject(K, S, t, sm):
 def _retire(K, S, g):
     """Warp slot ``g`` has issued everything and its loads are back: free it."""
     sm = g // K[K_SLOTS]
+    S.sm[M_WAKE, sm] = 1
     S.w[W_W_ACTIVE, g] = False
     S.w[W_CTL_GWARP, g] = -1
     S.sm[M_CTL_RESIDENT, sm] -= 1
@@ -625,6 +630,7 @@ def _release_barrier(K, S, sm, c):
     if S.cta[T_CTA_ARRIVED, c] == 0 or S.cta[T_CTA_ARRIVED, c] + S.cta[T_CTA_DONE, c] < K[K_WPC]:
         return
     S.cta[T_CTA_ARRIVED, c] = 0
+    S.sm[M_WAKE, sm] = 1
     slot_c = c - sm * K[K_MAX_CTAS]
     for w in range(K[K_SLOTS]):
         g = sm * K[K_SLOTS] + w
@@ -645,10 +651,12 @@ def _dispatch(K, S, P, sm):
     if cta >= K[K_N_CTAS]:
         return False
     if (S.sm[M_SM_CTAS, sm] + 1 > K[K_MAX_CTAS] or S.sm[M_SM_WARPS, sm] + K[K_WPC] > K[K_SLOTS]
-            or S.sm[M_SM_THREADS, sm] + K[K_TPC] > K[K_MAX_THREADS] or S.sm[M_SM_REGS, sm] + K[K_REGS_CTA] > K[K_MAX_REGS]
+            or S.sm[M_SM_THREADS, sm] + K[K_TPC] > K[K_MAX_THREADS]
+            or S.sm[M_SM_REGS, sm] + K[K_REGS_CTA] > K[K_MAX_REGS]
             or S.sm[M_SM_SMEM, sm] + K[K_SMEM_CTA] > K[K_MAX_SMEM]):
         return False
     S.sc[S_NEXT_CTA] = cta + 1
+    S.sm[M_WAKE, sm] = 1
     slot_c = np.int64(0)
     while S.cta[T_CTA_ID, sm * K[K_MAX_CTAS] + slot_c] >= 0:
         slot_c += 1
@@ -689,7 +697,8 @@ def _dispatch(K, S, P, sm):
     # Warps without any instruction finish at once.
     for w2 in range(K[K_SLOTS]):
         g = sm * K[K_SLOTS] + w2
-        if S.w[W_W_ACTIVE, g] and S.w[W_W_CTA, g] == slot_c and not S.w[W_W_DONE, g] and S.w[W_W_ROW, g] == S.w[W_W_END, g] \
+        if S.w[W_W_ACTIVE, g] and S.w[W_W_CTA, g] == slot_c and not S.w[W_W_DONE, g] \
+                and S.w[W_W_ROW, g] == S.w[W_W_END, g] \
                 and S.w[W_W_LEFT, g] == 0:
             _finish_issue(K, S, g)
     return True
@@ -778,7 +787,10 @@ def _pick(K, W, M, last_of, op, space, sm, s):
         g = base + w
         why = _why(K, W, M, op, space, sm, g)
         if why == OK:
-            if best < 0 or (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best], W[W_W_AGE, base + best]):
+            if best < 0:
+                best = w
+            elif (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best],
+                                                      W[W_W_AGE, base + best]):
                 best = w
         else:
             worst = max(worst, why)
@@ -807,7 +819,8 @@ def _two_level(K, W, M, op, space, sm, s, m):
         best = np.int64(-1)
         for i in range(m):
             g = base + s + i * n_sched
-            if W[W_W_ACTIVE, g] and not W[W_W_DONE, g] and not W[W_W_ACT2, g] and _why(K, W, M, op, space, sm, g) != WHY_MEM:
+            if W[W_W_ACTIVE, g] and not W[W_W_DONE, g] and not W[W_W_ACT2, g] \
+                    and _why(K, W, M, op, space, sm, g) != WHY_MEM:
                 if best < 0 or W[W_W_AGE, g] < W[W_W_AGE, best]:
                     best = g
         if best < 0:
@@ -850,7 +863,8 @@ def _issue(K, S, P, sm, w, t):
         if o == BARRIER:
             _release_barrier(K, S, sm, sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g])
             return
-    if S.w[W_W_ROW, g] == S.w[W_W_END, g] and S.w[W_W_LEFT, g] == 0 and not S.w[W_W_BAR, g] and not S.w[W_W_DONE, g]:
+    if S.w[W_W_ROW, g] == S.w[W_W_END, g] and S.w[W_W_LEFT, g] == 0 and not S.w[W_W_BAR, g] \
+            and not S.w[W_W_DONE, g]:
         _finish_issue(K, S, g)
 
 
@@ -928,22 +942,36 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                         break
                     S.sm[M_LD_NEXT, sm] = i + 1
                     S.sm[M_LD_FAIL, sm] = 0
+                    S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
                     busy = True
                 if S.sm[M_LD_NEXT, sm] >= end:
                     S.sm[M_LD_SLOT, sm] = -1
+                    S.sm[M_WAKE, sm] = 1
             if S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
                 S.sm[M_SM_LIMIT_SEEN, sm] = S.sm[M_CTL_LIMIT, sm]
                 _eligibility(K, S.w, S.sm, sm)
+                S.sm[M_WAKE, sm] = 1
             S.c[C_WARP_CYCLES] += S.sm[M_SM_WARPS, sm]
             S.c[C_SLOT_CYCLES] += K[K_SLOTS]
+            # A scheduler that found no warp to issue sleeps until something that can make a warp
+            # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
+            # starts or retires, a policy hook runs): it then stalls for the same reason, unscanned.
+            wake = S.sm[M_WAKE, sm] != 0
+            S.sm[M_WAKE, sm] = 0
             for s in range(n_sched):
-                w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+                k = sm * n_sched + s
                 S.c[C_ISSUE_CYCLES] += 1
+                if S.sched_sleep[k] > 0 and not wake:
+                    S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
+                    continue
+                w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
                 if w >= 0:
-                    S.sched_last[sm * n_sched + s] = w
+                    S.sched_sleep[k] = 0
+                    S.sched_last[k] = w
                     _issue(K, S, P, sm, w, t)
                     issued_any = True
                 else:
+                    S.sched_sleep[k] = -w
                     S.c[C_STALL_NONE - 1 - w] += 1
         if issued_any:
             busy = True
@@ -1044,8 +1072,9 @@ def _compile(hooked: bool):
                  heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put)
     # Not cached on disk: loading this family from numba's cache crashed (segmentation fault on
     # the second run of the same program, seen with and without inlining), so it is compiled
-    # once per process (about a minute of CPU) instead.
-    opts = {"nogil": True}
+    # once per process (about a minute of CPU) instead. No reference counting: the loop only
+    # indexes arrays the caller owns for the whole call (as the engine's loops do).
+    opts = {"nogil": True, "_nrt": False}
     # Own copies of the engine's phases and of its recursive _access: linking to the engine family's
     # disk-cached _access from code compiled here fails (LLVM "symbol not found" for the recursive
     # call when that family was loaded from numba's cache).
@@ -1060,7 +1089,8 @@ def _compile(hooked: bool):
         inline = "always" if fn in (_why, _popcount, _bytes_of, _flits) else "never"
         names[fn.__name__] = nb.njit(inline=inline, **opts)(copy)
     copy = pytypes.FunctionType(_step.__code__, names, "_step")
-    return nb.njit(**opts)(copy)
+    # The entry keeps reference counting: it borrows the policies' state (engine_hooks).
+    return nb.njit(nogil=True)(copy)
 
 
 _STEPS: dict[bool, object] = {}

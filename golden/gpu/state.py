@@ -20,7 +20,8 @@ from golden.gpu import layout
 from golden.gpu.program import Program
 from golden.gpu.queues import map_size, new_heap
 
-__all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns", "row"]
+__all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns",
+           "row"]
 
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
@@ -32,7 +33,8 @@ ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_pt
 #: All arrays and sizes of the model's state: the tables of :data:`golden.gpu.layout.TABLES`
 #: (``int64[fields, entries]``), then the queues, maps, counters and outputs.
 TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
-    "sched_last", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals", "l2_map_size", "l1_sec",
+    "sched_last", "sched_sleep", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals",
+    "l2_map_size", "l1_sec",
     "rq_meta", "wt_meta", "ev_key", "ev_val", "ev_meta", "c", "sc", "series", "log"))
 
 
@@ -138,15 +140,18 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
              "ch": k[_K["n_channels"]]}
-    arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64) for name, fields in layout.TABLES.items()}
+    arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
+              for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
     key, val, meta = new_heap(n_req + int(n_sm * slots * 32) + 1024)
     state = TimingState(
         **arrays, sched_last=np.full(int(n_sm * k[_K["n_sched"]]), -1, np.int64),
+        sched_sleep=np.zeros(int(n_sm * k[_K["n_sched"]]), np.int64),
         mq=np.zeros(int(n_sm * mq), np.int64), l1_keys=np.full(int(n_sm * l1_map), -1, np.int64),
         l1_vals=np.zeros(int(n_sm * l1_map), np.int64), l1_map_size=np.int64(l1_map),
         l2_keys=np.full(int(n_part * l2_map), -1, np.int64), l2_vals=np.zeros(int(n_part * l2_map), np.int64),
-        l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64), rq_meta=np.array([n_req], np.int64),
+        l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64),
+        rq_meta=np.array([n_req], np.int64),
         wt_meta=np.array([n_wait], np.int64), ev_key=key, ev_val=val, ev_meta=meta,
         c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
         series=np.zeros((1, 5), np.int64), log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64))
@@ -182,6 +187,7 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
         state.sm[row("sm", name)] = 0
     state.w[row("w", "ctl_gwarp")] = -1
     state.sched_last[:] = -1
+    state.sched_sleep[:] = 0
     state.sm[row("sm", "sm_elig_dirty")] = 1
     sc = state.sc
     accesses = sc[_S["accesses"]]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numba as nb
 import numpy as np
 
 from golden.configs.schema import GPUConfig
@@ -207,23 +208,44 @@ def _found(cache: ParallelCache, c: int = 0) -> np.ndarray:
     return ((cache.found_bits >> np.uint32(c)) & 1).astype(bool)
 
 
-def _level(cache: ParallelCache, lo: int, hi: int, buckets: int, res: LevelResult) -> None:
-    """Add the outcomes of accesses ``lo:hi`` of ``cache`` to ``res``."""
-    kind = cache.kind[lo:hi]
-    d = cache.dist[lo:hi].copy()
-    w = cache.writes[lo:hi]
-    d[(d < 0) | (d >= buckets)] = buckets
-    res.c_read += np.bincount(d[~w], minlength=buckets + 1)
-    res.c_write += np.bincount(d[w], minlength=buckets + 1)
-    res.reads += int(np.count_nonzero(~w))
-    res.writes += int(np.count_nonzero(w))
-    found = _found(cache)[lo:hi]
-    res.read_hits += int(np.count_nonzero(found & ~w))
-    res.write_hits += int(np.count_nonzero(found & w))
-    res.misses += int(np.count_nonzero(kind == MISS))
-    res.transactions_out += int(np.count_nonzero((kind == MISS) | (kind == WRITE)))
-    for c, blocks in enumerate(cache.caps[1:].tolist()):
-        res.sweep[blocks] = res.sweep.get(blocks, 0) + int(np.count_nonzero(_found(cache, c + 1)[lo:hi] & ~w))
+@nb.njit(cache=True, nogil=True)
+def _tally(kind, dist, writes, bits, buckets, n_caps):
+    """One pass over a cache's outcomes: counters per bucket and totals (see :func:`_level`)."""
+    c = np.zeros((2, buckets + 1), np.int64)
+    tot = np.zeros(6, np.int64)  # reads, writes, read hits, write hits, misses, transactions out
+    sweep = np.zeros(n_caps, np.int64)
+    for i in range(kind.size):
+        d = dist[i]
+        if d < 0 or d >= buckets:
+            d = buckets
+        w = 1 if writes[i] else 0
+        c[w, d] += 1
+        tot[w] += 1
+        if bits[i] & 1:
+            tot[2 + w] += 1
+        if kind[i] == MISS:
+            tot[4] += 1
+        if kind[i] == MISS or kind[i] == WRITE:
+            tot[5] += 1
+        if w == 0:
+            for j in range(1, n_caps):
+                sweep[j] += (bits[i] >> j) & 1
+    return c, tot, sweep
+
+
+def _level(cache: ParallelCache, buckets: int, res: LevelResult) -> None:
+    """Add the outcomes of every access of ``cache`` to ``res``."""
+    c, tot, sweep = _tally(cache.kind, cache.dist, cache.writes, cache.found_bits, buckets, cache.caps.size)
+    res.c_read += c[0]
+    res.c_write += c[1]
+    res.reads += int(tot[0])
+    res.writes += int(tot[1])
+    res.read_hits += int(tot[2])
+    res.write_hits += int(tot[3])
+    res.misses += int(tot[4])
+    res.transactions_out += int(tot[5])
+    for j, blocks in enumerate(cache.caps[1:].tolist()):
+        res.sweep[blocks] = res.sweep.get(blocks, 0) + int(sweep[j + 1])
 
 
 def _defaults(gpu: GPUConfig, o: RDOptions) -> dict:
@@ -288,14 +310,15 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
             lines, group, bank, writes, warps, n_banks=n_banks, ports=gpu.l1.ports,
             mshr_set_of_bank=np.zeros(n_banks, np.int64), entries=dflt["l1_mshrs"],
             merges=dflt["l1_merges"], hit_limit=hit_limit, latency=o.latency, write_evict=True,
-            bypass=not o.l1, sweep=o.l1_sweep))
+            bypass=not o.l1, sweep=o.l1_sweep, depth=max(o.l1_buckets or 0, hit_limit, *o.l1_sweep)))
     l1_buckets = max(o.l1_buckets or 0, caches[0].hit_limit) if caches else 1
     l1 = LevelResult(np.zeros(l1_buckets + 1, np.int64), np.zeros(l1_buckets + 1, np.int64),
                      caches[0].hit_limit if caches else 1)
     start = 0
-    kernel_of = []  # per SM: kernel index of each access
+    kernel_start = np.zeros(len(placements), np.int64)  # first L1 step of every kernel
     for k, p in enumerate(placements):
         scale = p.active_sms / l2p
+        kernel_start[k] = start
         end = start
         for s in range(n_sm):
             lists = p.list_ptr[p.sm_lists[s]:p.sm_lists[s + 1] + 1]
@@ -303,20 +326,20 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
                 end = max(end, caches[s].run(lists - lists[0] + offsets[s, k], start, scale))
         l1.steps += end - start
         start = end
-    for s, c in enumerate(caches):
-        _level(c, 0, c.keys.size, l1_buckets, l1)
+    for c in caches:
+        _level(c, l1_buckets, l1)
         l1.reservation_failures += c.reservation_failures
         l1.merges += c.merges
-        kernel_of.append(np.repeat(np.arange(len(placements)), np.diff(offsets[s])))
 
     # -- the L2 trace (Algorithm 1 line 5) --------------------------------------------------
+    # Kernel k's steps all precede kernel k + 1's, so (kernel, step, SM, index) order is
+    # (step, SM, index) order: one stable sort of step * n_sm + SM over the SMs' forwarded
+    # accesses, concatenated by SM in index order.
     fwd = [np.flatnonzero((c.kind == MISS) | (c.kind == WRITE)) for c in caches]
-    sm_col = np.concatenate([np.full(f.size, s, np.int64) for s, f in enumerate(fwd)])
-    idx = np.concatenate(fwd)
-    kern = np.concatenate([kernel_of[s][f] for s, f in enumerate(fwd)])
     step = np.concatenate([caches[s].step[f] for s, f in enumerate(fwd)])
-    order = np.lexsort((idx, sm_col, step, kern))
-    sm_col, idx, kern, step = sm_col[order], idx[order], kern[order], step[order]
+    sm_col = np.repeat(np.arange(n_sm, dtype=np.int64), [f.size for f in fwd])
+    order = np.argsort(step * n_sm + sm_col, kind="stable")
+    sm_col, step = sm_col[order], step[order]
     ratio = gpu.l2.line_size // gpu.l1.line_size
     l2_lines = np.concatenate([caches[s].keys_orig[f] for s, f in enumerate(fwd)])[order] // ratio
     l2_writes = np.concatenate([caches[s].writes[f] for s, f in enumerate(fwd)])[order]
@@ -324,12 +347,13 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
     mset = (np.arange(n_banks) // gpu.l2.banks) * dflt["l2_sets"] // gpu.l2_partitions
     l2c = ParallelCache(l2_lines, group, bank, l2_writes, sm_col, n_banks=n_banks, ports=gpu.l2.ports,
                         mshr_set_of_bank=mset, entries=dflt["l2_mshrs"], merges=dflt["l2_merges"],
-                        hit_limit=hit_limit, latency=o.latency, write_evict=False, sweep=o.l2_sweep)
+                        hit_limit=hit_limit, latency=o.latency, write_evict=False, sweep=o.l2_sweep,
+                        depth=max(o.l2_buckets or 0, hit_limit, *o.l2_sweep))
     l2_buckets = max(o.l2_buckets or 0, hit_limit)
     l2 = LevelResult(np.zeros(l2_buckets + 1, np.int64), np.zeros(l2_buckets + 1, np.int64), hit_limit)
-    new_list = np.r_[True, (kern[1:] != kern[:-1]) | (step[1:] != step[:-1])][: kern.size]
-    list_ptr = np.r_[np.flatnonzero(new_list), kern.size].astype(np.int64)
-    list_kernel = kern[new_list]
+    new_list = np.r_[True, step[1:] != step[:-1]][: step.size]
+    list_ptr = np.r_[np.flatnonzero(new_list), step.size].astype(np.int64)
+    list_kernel = np.searchsorted(kernel_start, step[new_list], side="right") - 1
     kernel_lists = np.searchsorted(list_kernel, np.arange(len(placements) + 1))
     start = 0
     for k in range(len(placements)):
@@ -338,7 +362,7 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
             end = l2c.run(lists, start)
             l2.steps += end - start
             start = end
-    _level(l2c, 0, l2c.keys.size, l2_buckets, l2)
+    _level(l2c, l2_buckets, l2)
     l2.reservation_failures, l2.merges = l2c.reservation_failures, l2c.merges
 
     result = RDResult(l1=l1 if o.l1 else None, l2=l2,

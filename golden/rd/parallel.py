@@ -54,7 +54,17 @@ import numba as nb
 import numpy as np
 
 from golden.errors import InputError
-from golden.rd.stack import cached_update, dense_ids, fw_prefix, move, segment_sizes, segments, touch
+from golden.rd.stack import (
+    FAR,
+    INF,
+    cached_update,
+    dense_ids,
+    fw_prefix,
+    move,
+    segment_sizes,
+    segments,
+    touch,
+)
 
 __all__ = ["HIT", "MISS", "MERGE", "WRITE", "RF", "Latency", "ParallelCache", "parse_latency"]
 
@@ -128,41 +138,50 @@ def _occupied(m_key, m_free, m, s):
 
 
 @nb.njit(cache=True, nogil=True)
-def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last, inflight,
-           valid, caps, log_fill, logc):
+def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsize, used, last, inflight,
+           valid, caps, depth, log_fill, logc):
     """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order."""
     cap = m_key.shape[1]
+    arriving = np.empty(cap, np.int64)
     for m in range(m_key.shape[0]):
         if m_min[m] > s:
             continue
-        while True:
-            best = -1
-            for j in range(cap):
-                if m_key[m, j] >= 0 and m_arr[m, j] == s and (best < 0 or m_seq[m, j] < m_seq[m, best]):
-                    best = j
-            if best < 0:
-                break
+        # One scan: the entries arriving now (insertion-sorted by sequence number) and the
+        # next arrival among the others.
+        n = 0
+        nxt = np.iinfo(np.int64).max
+        for j in range(cap):
+            if m_key[m, j] < 0:
+                continue
+            if m_arr[m, j] == s:
+                q = n
+                while q > 0 and m_seq[m, arriving[q - 1]] > m_seq[m, j]:
+                    arriving[q] = arriving[q - 1]
+                    q -= 1
+                arriving[q] = j
+                n += 1
+            elif m_arr[m, j] < nxt:
+                nxt = m_arr[m, j]
+        for q in range(n):
+            best = arriving[q]
             k = m_key[m, best]
-            if last[k] < 0:
+            if last[k] == INF:
                 # A write evicted the line while its miss was outstanding: the fill allocates again.
                 cached_update(valid, m_grp[m, best], caps, -1, False)
-            touch(tree, owner, tbase, tsize, used, last, m_grp[m, best], k, False)
+            touch(tree, owner, tbase, tsize, used, last, m_grp[m, best], k, False, depth)
             inflight[k] = -1
             m_key[m, best] = -1
             if log_fill.shape[0] > 0:
                 log_fill[logc[1], 0] = s
                 log_fill[logc[1], 1] = k
                 logc[1] += 1
-        nxt = np.iinfo(np.int64).max
-        for j in range(cap):
-            if m_key[m, j] >= 0 and m_arr[m, j] < nxt:
-                nxt = m_arr[m, j]
+        m_live[m] -= n
         m_min[m] = nxt
 
 
 @nb.njit(cache=True, nogil=True)
 def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports, mset, entries, merges_max,
-         caps, lat_kind, lat_fixed, k1, k2, lat_scale,
+         caps, depth, lat_kind, lat_fixed, k1, k2, lat_scale,
          tree, owner, tbase, tsize, used, last, inflight, m_key, m_grp, m_arr, m_free, m_merges, m_seq,
          m_min, seqc, valid, o_step, o_kind, o_dist, o_bits, stats, log_ev, log_free, log_fill, logc):
     """Process the access lists ``list_ptr`` from step ``s``, then drain; return the next step."""
@@ -174,6 +193,12 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
     pkey = np.empty(max(1, longest), np.int64)
     n_banks = mset.size
     ports_used = np.zeros(n_banks, np.int64)
+    # Per MSHR set: live entries, and the entries blocking reservations in step occ_step[m]
+    # (counted once a step: a reservation adds one, nothing else changes them in phase 1).
+    # Every run starts and ends with empty MSHRs.
+    m_live = np.zeros(m_key.shape[0], np.int64)
+    occ_step = np.full(m_key.shape[0], -1, np.int64)
+    occ_n = np.zeros(m_key.shape[0], np.int64)
     next_fill = m_min.min()
     for li in range(list_ptr.size - 1):
         npend = 0
@@ -185,9 +210,22 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 ordered = False
             npend += 1
         if not ordered:
-            # Priority: warp, then bank, then the access's own order (a stable sort).
-            srt = np.argsort(pkey[:npend], kind="mergesort")
-            pend[:npend] = pend[:npend][srt]
+            # Priority: warp, then bank, then the access's own order (a stable sort): an
+            # insertion sort in place for short lists, a merge sort for long ones.
+            if npend <= 64:
+                for a in range(1, npend):
+                    kv = pkey[a]
+                    iv = pend[a]
+                    b = a
+                    while b > 0 and pkey[b - 1] > kv:
+                        pkey[b] = pkey[b - 1]
+                        pend[b] = pend[b - 1]
+                        b -= 1
+                    pkey[b] = kv
+                    pend[b] = iv
+            else:
+                srt = np.argsort(pkey[:npend], kind="mergesort")
+                pend[:npend] = pend[:npend][srt]
         while npend > 0:
             ports_used[:] = 0
             free_ports = n_banks * ports
@@ -216,7 +254,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 if bypass:
                     status = WRITE
                 elif write[i] and write_evict:
-                    d = touch(tree, owner, tbase, tsize, used, last, g, k, True)
+                    d = touch(tree, owner, tbase, tsize, used, last, g, k, True, depth)
                     bits = cached_update(valid, g, caps, d, True)
                     status = WRITE
                 elif inflight[k] >= 0:
@@ -225,7 +263,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                     j = slot - m * cap
                     if merges_max == 0 or m_merges[m, j] < merges_max:
                         m_merges[m, j] += 1
-                        d = touch(tree, owner, tbase, tsize, used, last, g, k, False)
+                        d = touch(tree, owner, tbase, tsize, used, last, g, k, False, depth)
                         # A merge sends nothing on and counts as a hit, as rdgc's counters
                         # count it (its block was touched at its miss: a short distance).
                         bits = (1 << caps.size) - 1
@@ -236,13 +274,22 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                     if lp >= 0:
                         b0 = tbase[g]
                         d = fw_prefix(tree, b0, used[g] - 1) - fw_prefix(tree, b0, lp)
+                        if 0 < depth < d:
+                            d = depth
+                    elif lp == FAR:
+                        d = depth
                     if 0 <= d < valid[g, 0]:
-                        move(tree, owner, tbase, tsize, used, last, g, k)
+                        move(tree, owner, tbase, tsize, used, last, g, k, depth)
                         bits = cached_update(valid, g, caps, d, False)
                         status = HIT
                     else:
                         m = mset[bk]
-                        busy = _occupied(m_key, m_free, m, s)
+                        if occ_step[m] != s:
+                            # Only an entry arriving in this step, reserved earlier, no longer
+                            # blocks: without arrivals every live entry does.
+                            occ_n[m] = m_live[m] if m_min[m] > s else _occupied(m_key, m_free, m, s)
+                            occ_step[m] = s
+                        busy = occ_n[m]
                         if busy < entries:
                             if lat_kind == _FIXED:
                                 lat = lat_fixed
@@ -261,7 +308,9 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                             m_min[m] = min(m_min[m], s + lat - 1)
                             next_fill = min(next_fill, s + lat - 1)
                             inflight[k] = m * cap + j
-                            move(tree, owner, tbase, tsize, used, last, g, k)
+                            m_live[m] += 1
+                            occ_n[m] += 1
+                            move(tree, owner, tbase, tsize, used, last, g, k, depth)
                             bits = cached_update(valid, g, caps, d, False)
                             status = MISS
                 if log_ev.shape[0] > 0:
@@ -289,14 +338,14 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 log_free[logc[2], 1] = free
                 logc[2] += 1
             if next_fill <= s:  # most steps fill nothing: skip the call
-                _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last,
-                       inflight, valid, caps, log_fill, logc)
+                _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsize, used,
+                       last, inflight, valid, caps, depth, log_fill, logc)
                 next_fill = m_min.min()
             s += 1
     # The kernel ends when its last miss has returned.
     while m_min.min() != np.iinfo(np.int64).max:
-        _fills(s, m_key, m_grp, m_arr, m_seq, m_min, tree, owner, tbase, tsize, used, last, inflight,
-               valid, caps, log_fill, logc)
+        _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsize, used, last,
+               inflight, valid, caps, depth, log_fill, logc)
         s += 1
     return s
 
@@ -339,6 +388,15 @@ class ParallelCache:
         (a disabled L1: it only orders the accesses for the L2).
     log : bool
         Record every port use, the free MSHRs per step and every fill (for tests and ``explain``).
+    depth : int
+        0: exact distances. Otherwise distances are exact below ``depth`` and read as
+        ``depth`` at or beyond it (at least the largest capacity, hit limit or sweep): the
+        stacks keep only the ``depth`` most recent blocks (:func:`golden.rd.stack.compact`),
+        which keeps them small and fast; hits, sweeps and counters of up to ``depth``
+        buckets are unchanged. Ignored (exact) when write-evict stores may invalidate lines
+        that are read: an invalidation moves the older blocks up the stack, so a block below
+        the depth may come back within it (its hits stay exact, its counter bucket would
+        not). Stores only to lines this cache never reads invalidate nothing.
 
     Members
     -------
@@ -356,7 +414,8 @@ class ParallelCache:
 
     def __init__(self, keys, groups, banks, writes, warps, *, n_banks: int, ports: int,
                  mshr_set_of_bank, entries: int, merges: int, hit_limit: int, latency: Latency,
-                 write_evict: bool, bypass: bool = False, sweep=(), log: bool = False) -> None:
+                 write_evict: bool, bypass: bool = False, sweep=(), log: bool = False,
+                 depth: int = 0) -> None:
         for name, v in (("banks", n_banks), ("ports", ports), ("MSHR entries", entries)):
             if not isinstance(v, int | np.integer) or v < 1:
                 raise InputError(f"{name}: must be a positive integer, not {v!r}")
@@ -380,9 +439,18 @@ class ParallelCache:
         self.caps = np.array([hit_limit, *sweep], np.int64)
         if self.caps.size > 32 or self.caps.min() < 1:
             raise InputError(f"sweep: 1 to 31 positive capacities, not {list(sweep)}")
+        if depth and depth < self.caps.max():
+            raise InputError(f"depth: must be 0 or at least the largest capacity {self.caps.max()}, "
+                             f"not {depth}")
+        self.depth = int(depth)
+        if write_evict and not bypass and self.writes.any():
+            read = np.zeros(max(1, n_ids), np.bool_)
+            read[self.keys[~self.writes]] = True
+            if read[self.keys[self.writes]].any():
+                self.depth = 0
         # Every resolution and every fill touches its stack once: at most 2 touches per access.
         n_groups = int(self.groups.max()) + 1 if n else 1
-        self._tbase, self._tsize = segments(segment_sizes(self.keys, self.groups, 2))
+        self._tbase, self._tsize = segments(segment_sizes(self.keys, self.groups, 2, self.depth))
         self._tree = np.zeros(int(self._tbase[-1] + self._tsize[-1]), np.int32)
         self._owner = np.full(self._tree.size, -1, np.int64)
         self._used = np.zeros(n_groups, np.int64)
@@ -430,8 +498,8 @@ class ParallelCache:
         return int(_run(
             np.int64(start_step), np.ascontiguousarray(list_ptr, dtype=np.int64), self.keys,
             self.groups, self.banks, self.warps, self.writes, self.write_evict, self.bypass, self.ports,
-            self.mset,
-            self.entries, self.merges_max, self.caps, _FIXED if lat.kind == "fixed" else _ADAPTIVE,
+            self.mset, self.entries, self.merges_max, self.caps, self.depth,
+            _FIXED if lat.kind == "fixed" else _ADAPTIVE,
             int(lat.fixed), float(lat.k1), float(lat.k2), float(latency_scale),
             self._tree, self._owner, self._tbase, self._tsize, self._used, self._last, self._inflight,
             m["key"], m["grp"], m["arr"], m["free"], m["merges"], m["seq"], self._m_min, self._seq,

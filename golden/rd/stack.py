@@ -36,11 +36,14 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["INF", "dense_ids", "stack_distances", "lru_hits", "histogram", "hits_below", "segments",
+__all__ = ["INF", "FAR", "dense_ids", "stack_distances", "lru_hits", "histogram", "hits_below", "segments",
            "cached_update", "move", "compact", "segment_sizes"]
 
 #: Distance of a cold access (first touch, or first after an invalidation).
 INF = -1
+#: ``last[key]`` of a block dropped below a depth-limited stack (see :func:`compact`): cached
+#: in the stack at a distance of at least the depth, but without a mark.
+FAR = -2
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -64,19 +67,33 @@ def fw_prefix(tree, base, i):
 
 
 @nb.njit(cache=True, nogil=True)
-def compact(tree, owner, base, size, used, last, g):
+def compact(tree, owner, base, size, used, last, g, depth):
     """Renumber group ``g``'s live marks ``0, 1, ...`` in time order and rebuild its tree.
 
     Distances only compare marks, so dropping the positions of dead touches changes none;
     a segment sized about twice the group's distinct blocks then stays small (cache-resident)
-    however long the stream.
+    however long the stream. With ``depth > 0`` only the ``depth`` most recent marks are kept:
+    the older blocks become :data:`FAR` (their distance is at least ``depth`` and is read as
+    ``depth``), so the segment needs only about twice ``depth`` positions.
     """
     b = base[g]
     sz = size[g]
+    drop = 0
+    if depth > 0:
+        live = 0
+        for p in range(used[g]):
+            k = owner[b + p]
+            if k >= 0 and last[k] == p:
+                live += 1
+        drop = max(0, live - depth)
     j = 0
     for p in range(used[g]):
         k = owner[b + p]
         if k >= 0 and last[k] == p:
+            if drop > 0:
+                last[k] = FAR
+                drop -= 1
+                continue
             owner[b + j] = k
             last[k] = j
             j += 1
@@ -90,17 +107,18 @@ def compact(tree, owner, base, size, used, last, g):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def touch(tree, owner, base, size, used, last, g, key, evict):
+def touch(tree, owner, base, size, used, last, g, key, evict, depth):
     """Touch block ``key`` of group ``g``; return its distance (``-1``: infinite).
 
     ``base[g]``/``size[g]`` locate the group's segment, ``used[g]`` counts the
     positions it has used, ``last[key]`` is the position of the block's mark
-    (``-1``: none) and ``owner`` the block of each position. With ``evict`` the
-    block is invalidated after the touch (write-evict): its mark is removed and
-    its next touch is cold. A full segment is compacted first.
+    (``-1``: none, :data:`FAR`: beyond the depth) and ``owner`` the block of each
+    position. With ``evict`` the block is invalidated after the touch (write-evict):
+    its mark is removed and its next touch is cold. A full segment is compacted
+    first. With ``depth > 0`` distances of ``depth`` or more are returned as ``depth``.
     """
     if used[g] == size[g]:
-        compact(tree, owner, base, size, used, last, g)
+        compact(tree, owner, base, size, used, last, g, depth)
     b = base[g]
     sz = size[g]
     p = used[g]
@@ -110,6 +128,10 @@ def touch(tree, owner, base, size, used, last, g, key, evict):
     if lp >= 0:
         d = fw_prefix(tree, b, p - 1) - fw_prefix(tree, b, lp)
         fw_add(tree, b, sz, lp, -1)
+        if 0 < depth < d:
+            d = depth
+    elif lp == FAR:
+        d = depth
     if evict:
         last[key] = -1
         owner[b + p] = -1
@@ -121,10 +143,10 @@ def touch(tree, owner, base, size, used, last, g, key, evict):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def move(tree, owner, base, size, used, last, g, key):
+def move(tree, owner, base, size, used, last, g, key, depth):
     """Touch block ``key`` of group ``g`` whose distance the caller already has (no query)."""
     if used[g] == size[g]:
-        compact(tree, owner, base, size, used, last, g)
+        compact(tree, owner, base, size, used, last, g, depth)
     b = base[g]
     p = used[g]
     used[g] = p + 1
@@ -166,7 +188,7 @@ def _serial(ids, groups, evict, base, size, n_ids, caps):
     valid = np.zeros((base.size, caps.size), np.int64)
     bits = np.zeros(ids.size if caps.size else 0, np.uint32)
     for i in range(ids.size):
-        d = touch(tree, owner, base, size, used, last, groups[i], ids[i], evict[i])
+        d = touch(tree, owner, base, size, used, last, groups[i], ids[i], evict[i], 0)
         out[i] = d
         if caps.size:
             bits[i] = cached_update(valid, groups[i], caps, d, evict[i])
@@ -198,15 +220,37 @@ def _dense(keys):
     return out, n
 
 
+@nb.njit(cache=True, nogil=True)
+def _dense_span(keys, lo, span):
+    # Keys within a span at most a few times their number: a direct table, no hashing.
+    slot_id = np.full(span, -1, np.int64)
+    out = np.empty(keys.size, np.int64)
+    n = 0
+    for i in range(keys.size):
+        j = keys[i] - lo
+        if slot_id[j] < 0:
+            slot_id[j] = n
+            n += 1
+        out[i] = slot_id[j]
+    return out, n
+
+
 def dense_ids(keys: np.ndarray) -> tuple[np.ndarray, int]:
     """Keys renumbered ``0..U-1`` in order of first appearance (``int64``), and ``U``.
 
-    Arrays indexed by block then replace a hash map in the compiled loops.
+    Arrays indexed by block then replace a hash map in the compiled loops. Keys spanning a
+    range at most four times their number (line numbers of a workload's arrays) are looked
+    up in a direct table, others in a hash table; both give the same numbering.
     """
     keys = np.ascontiguousarray(keys)
     if keys.size == 0:
         return np.zeros(0, np.int64), 0
-    out, n = _dense(keys.astype(np.int64, copy=False))
+    keys = keys.astype(np.int64, copy=False)
+    lo, hi = int(keys.min()), int(keys.max())
+    if hi - lo < 4 * keys.size + 1024:
+        out, n = _dense_span(keys, lo, hi - lo + 1)
+    else:
+        out, n = _dense(keys)
     return out, int(n)
 
 
@@ -219,17 +263,21 @@ def segments(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return base, size
 
 
-def segment_sizes(ids: np.ndarray, groups: np.ndarray, touches_per_access: int) -> np.ndarray:
+def segment_sizes(ids: np.ndarray, groups: np.ndarray, touches_per_access: int,
+                  depth: int = 0) -> np.ndarray:
     """Tree segment size per group: room for every touch, or about twice the group's blocks.
 
     A segment smaller than its touches is compacted when full (:func:`compact`); at most
-    ``distinct`` marks are live then, so at least half of it is free again.
+    ``distinct`` marks (``depth`` with a depth limit) are live then, so at least half of it is
+    free again.
     """
     n_groups = int(groups.max()) + 1 if groups.size else 1
     counts = np.bincount(groups, minlength=n_groups) * touches_per_access + 1
     # Ids number the blocks in order of first access: a first access exceeds every id before it.
     first = np.r_[True, ids[1:] > np.maximum.accumulate(ids)[:-1]] if ids.size else np.zeros(0, bool)
     distinct = np.bincount(groups[first], minlength=n_groups)
+    if depth > 0:
+        distinct = np.minimum(distinct, depth)
     return np.minimum(counts, np.maximum(2 * distinct + 2, 1024))
 
 
