@@ -1,16 +1,16 @@
-"""LLC accesses per second of each drp16 LLC policy on a synthetic stream-labelled 4C1G stream.
+"""LLC accesses per second of every registered drp16 LLC policy on a drp16 mix.
 
-The stream (seeded): 3 million rows, 40 % CPU (4 cores, each a mix of a hot
-set of 4096 lines and a 64 K-line scan, 25 % stores, 64 PCs) and 60 % GPU
-(colour and depth writes and reads over a 32 K-line frame buffer, texture
-reads over 256 K lines with 50 % of them on a 16 K-line hot part, shader
-reads and writes, a few blits and vertices). The full model (private
-caches, inclusion) runs every online policy; the recorded LLC trace is then
-replayed for OPT, OPT+Bypass and Baseline+Bypass, as drp16 runs them. One
-warm-up run on 10 000 rows compiles each policy first; the timed run is the
-whole stream on a fresh model. Prints wall-clock LLC accesses per second.
+The input is a Table 3 mix (default ``Q15``: cfd with four CPU stand-ins)
+at scale 1/16 (a 1 MB LLC), built by :func:`golden.llc.mixes.build_mix`.
+Online policies run the full model (private caches, inclusion); the
+Baseline's run records the LLC trace, which OPT, OPT+Bypass and
+Baseline+Bypass replay, as drp16 runs them. One warm-up run on 1000 rows
+loads (or compiles, the first time on a machine) each policy's loop; the
+timed run is the whole mix on a fresh model. Prints LLC accesses per second
+by wall clock and by the process's CPU time (the machine is shared).
 
-Run: ``PYTHONPATH=. python benchmarks/bench_drp16_llc.py [rows [policy ...]]``
+Run: ``PYTHONPATH=. python benchmarks/bench_drp16_llc.py [MIX [SCALE [POLICY ...]]]`` (default: every
+registered drp16 policy; the offline ones need ``drp16-baseline`` before them).
 """
 
 from __future__ import annotations
@@ -18,63 +18,42 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
-
-from golden.llc.model import LLC_TRACE_DTYPE, LLCModel
-from golden.llc.streams import BLITTER, COLOR, DEPTH, OTHER, SHADER, TEXTURE
+from golden.experiments.drp16 import BASELINE, caches, drp16_policies
+from golden.llc.mixes import build_mix, get_mix
+from golden.llc.model import LLCModel
 from golden.policies import get_policy
 
-ONLINE = ("baseline", "drp16-baseline", "drp16-nru", "drp16-drrip", "drp16-tadrrip", "drp16-ship-mem",
-          "drp16-ship-hybrid", "drp16-helm", "drp16-drp-rm", "drp16-drp-rm-rh", "drp16-drp")
 OFFLINE = ("drp16-opt", "drp16-opt-bypass", "drp16-baseline-bypass")
 
 
-def synthetic(n: int, seed: int = 1) -> np.ndarray:
-    """A seeded 4C1G stream (see the module docstring)."""
-    rng = np.random.default_rng(seed)
-    t = np.zeros(n, LLC_TRACE_DTYPE)
-    cpu = rng.random(n) < 0.4
-    core = rng.integers(0, 4, n)
-    hot = rng.random(n) < 0.5
-    cpu_line = np.where(hot, rng.integers(0, 4096, n), np.arange(n) % 65536) + (core.astype(np.int64) << 24)
-    gstream = rng.choice([COLOR, DEPTH, TEXTURE, SHADER, BLITTER, OTHER], n, p=[.2, .2, .4, .1, .05, .05])
-    tex = np.where(rng.random(n) < 0.5, rng.integers(0, 16384, n), rng.integers(0, 262144, n))
-    fb = rng.integers(0, 32768, n)
-    gline = np.where(gstream == TEXTURE, (1 << 30) + tex, np.where(gstream == SHADER, (2 << 30) + fb % 8192,
-                                                                     (3 << 30) + fb))
-    t["stream"] = np.where(cpu, core, gstream)
-    t["line"] = np.where(cpu, cpu_line, gline)
-    t["op"] = np.where(cpu, np.where(rng.random(n) < 0.25, 2, 1),
-                       np.where((gstream == TEXTURE) | (rng.random(n) < 0.5), 1, 2))
-    t["pc"] = np.where(cpu, rng.integers(0, 64, n) * 4 + 0x400000, 0)
-    return t
-
-
-def main(n: int = 3_000_000, names: tuple[str, ...] = ONLINE + OFFLINE) -> None:
-    """Run each policy of ``names`` (offline ones need ``drp16-baseline`` before them) on ``n`` rows."""
-    trace = synthetic(n)
+def main(mix: str = "Q15", scale: float = 1 / 16, names: tuple[str, ...] = ()) -> None:
+    """Run each policy of ``names`` (default every drp16 policy) on mix ``mix`` at ``scale``."""
+    cores = get_mix(mix).cores
+    llc, l1, l2 = caches(scale)
+    trace = build_mix(mix, scale)
     recorded = None
-    print(f"{n} rows; LLC accesses per second (wall clock), LLC read misses")
-    for name in names:
+    print(f"mix {mix}, scale {scale:g} (LLC {llc.size >> 10} KB), {trace.size} rows")
+    print(f"{'policy':24s} {'wall M/s':>9s} {'CPU M/s':>8s} {'accesses':>9s}  read misses (CPU, GPU)")
+    for name in names or drp16_policies():
         offline = name in OFFLINE
+        if offline and recorded is None:
+            continue
         rows = recorded if offline else trace
-        warm = get_policy(name)
-        if offline:
-            warm.prepare(rows[:10000])
-        LLCModel(4, warm, private=not offline).run(rows[:10000])
-        p = get_policy(name)
-        if offline:
-            p.prepare(rows)
-        m = LLCModel(4, p, private=not offline)
-        t0 = time.perf_counter()
-        rec = m.run(rows, record=name == "drp16-baseline")
-        dt = time.perf_counter() - t0
+        for n in (1000, rows.size):
+            p = get_policy(name)
+            if offline:
+                p.prepare(rows[:n])
+            m = LLCModel(cores, p, llc=llc, l1=l1, l2=l2, private=not offline)
+            t0, c0 = time.perf_counter(), time.process_time()
+            rec = m.run(rows[:n], record=name == BASELINE and n == rows.size)
+            dt, ct = time.perf_counter() - t0, time.process_time() - c0
         if rec is not None:
             recorded = rec
         s = m.stats()
-        print(f"{name:24s} {m.llc_accesses / dt / 1e6:6.2f} M/s  {m.llc_accesses} accesses in {dt:5.2f} s  "
-              f"read misses {s['read_misses']} (CPU {s['cpu_read_misses']}, GPU {s['gpu_read_misses']})")
+        print(f"{name:24s} {m.llc_accesses / dt / 1e6:9.2f} {m.llc_accesses / ct / 1e6:8.2f} "
+              f"{m.llc_accesses:9d}  {s['read_misses']} ({s['cpu_read_misses']}, {s['gpu_read_misses']})")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 3_000_000, tuple(sys.argv[2:]) or ONLINE + OFFLINE)
+    main(sys.argv[1] if len(sys.argv) > 1 else "Q15", float(sys.argv[2]) if len(sys.argv) > 2 else 1 / 16,
+         tuple(sys.argv[3:]))

@@ -41,10 +41,16 @@ def add_parser(sub) -> None:
     p.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS), metavar="CONFIG",
                    help=f"configurations to run (default all: {', '.join(CONFIGS)})")
     p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
-    p.add_argument("--scale", type=scale, default=1.0, help="input size relative to the paper's")
+    p.add_argument("--scale", type=scale, default=None,
+                   help="input size relative to the paper's (default 1; drp16: 1/16, the LLC too)")
     p.add_argument("--timing", choices=("none", "cycle"), default="none",
                    help="none: the interleaver's order, all metrics (default); cycle: the timing model, "
-                        "speedups (Fig. 9) and misses (Fig. 8)")
+                        "speedups (Fig. 9) and misses (Fig. 8); not for drp16")
+    p.add_argument("--cores", type=int, nargs="+", metavar="N",
+                   help="drp16: configurations to run, 1, 2 and/or 4 CPU cores (default all)")
+    p.add_argument("--mixes", nargs="+", metavar="MIX", help="drp16: only these Table 3 mixes (S1 .. Q18)")
+    p.add_argument("--policies", nargs="+", metavar="POLICY",
+                   help="drp16: only these policies (default every registered drp16- policy)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -59,9 +65,18 @@ def _fmt(v) -> str:
 def compare(args: argparse.Namespace) -> int:
     from golden.experiments.tian15 import PAPER, compare_workload, storage_overheads, suite_average
 
+    if args.suite == "drp16":
+        from cli.compare_drp16 import compare_drp16
+
+        if args.timing != "none":
+            raise InputError("--timing: the drp16 suite runs the LLC model, which has no timing (use none)")
+        return compare_drp16(args)
+    if args.cores or args.mixes or args.policies:
+        raise InputError("--cores, --mixes and --policies apply to --suite drp16 only")
+    args.scale = 1.0 if args.scale is None else args.scale
     gpu = load_config(args.config)
     if args.suite not in registry.suites():
-        raise InputError(f"unknown suite {args.suite!r}; suites are {', '.join(registry.suites())}")
+        raise InputError(f"unknown suite {args.suite!r}; suites are {', '.join(registry.suites())}, drp16")
     names = registry.names(args.suite)
     if args.workloads:
         names = [registry.get(w if "/" in w else f"{args.suite}/{w}").key for w in args.workloads]

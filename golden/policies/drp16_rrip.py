@@ -143,7 +143,7 @@ def new_state(mode: str, sets: int, ways: int, *, region: int, leaders: int, pse
         events=np.zeros(1, EVENTS_DTYPE))
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def duel_role(s, d, region, leaders):
     """Role of set ``s`` in duel ``d``: 1 leader of group A, 2 leader of group B, 0 follower.
 
@@ -183,7 +183,7 @@ def leader_table(sets, region, leaders, duels):
     return lead
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def uses_a(ps, s, d):
     """Whether set ``s`` takes group A's policy in duel ``d`` (its own group if it leads, else the PSEL)."""
     j = ps.lead[s]
@@ -194,7 +194,7 @@ def uses_a(ps, s, d):
     return ps.psel[d] < (ps.psel_max + 1) // 2
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def duel_miss(ps, s, d):
     """A read miss in set ``s``: duel ``d``'s PSEL up in A's leaders, down in B's (saturating)."""
     j = ps.lead[s]
@@ -204,7 +204,7 @@ def duel_miss(ps, s, d):
         ps.psel[d] = max(ps.psel[d] - 1, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def leader_miss(ps, s):
     """A read miss in set ``s`` moves the PSEL of the one duel whose leader ``s`` is, if any."""
     j = ps.lead[s]
@@ -212,24 +212,24 @@ def leader_miss(ps, s):
         duel_miss(ps, s, j >> 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_region(line):
     """SHiP-mem signature: the 16 KB region, byte-address bits [27:14] (64-byte lines: line bits [21:8])."""
     return (line >> 8) & (SHIP_ENTRIES - 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_pc_signature(pc, core):
     """SHiP-hybrid's CPU signature: the PC's low 14 bits with the core id XORed into the top two."""
     return (pc ^ (core << 12)) & (SHIP_ENTRIES - 1)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _thread(stream):
     return stream if stream < MAX_CORES else GPU_THREAD
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _nru_set(ps, s, w):
     """drp16's NRU: set the way's bit; if every bit of the set is then 1, clear all the others."""
     ps.rrpv[s, w] = 1
@@ -242,7 +242,7 @@ def _nru_set(ps, s, w):
             ps.rrpv[s, x] = 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_hit(ps, s, w):
     """SHiP training on a read hit: the line's signature counter up (saturating), the line marked reused."""
     g = ps.sig[s, w]
@@ -250,7 +250,7 @@ def ship_hit(ps, s, w):
     ps.reused[s, w] = 1
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_evict(ps, s, w):
     """SHiP training on an eviction: the signature counter down only if the line was never reused."""
     if ps.reused[s, w] == 0:
@@ -258,14 +258,14 @@ def ship_evict(ps, s, w):
         ps.table[g] = max(ps.table[g] - 1, 0)
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_track(ps, s, w, g):
     """The line in way ``w`` of set ``s`` trains signature ``g`` (:func:`ship_hit`, :func:`ship_evict`)."""
     ps.sig[s, w] = g
     ps.reused[s, w] = 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def ship_insert(ps, g):
     """SHiP's read-miss insertion for signature ``g``: RRPV 3 if its counter is 0, else 2."""
     if ps.table[g] == 0:
@@ -274,7 +274,7 @@ def ship_insert(ps, g):
     return MAX_RRPV - 1
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def brrip(ps):
     """BRRIP's insertion RRPV: 2 once every ``brrip_period`` insertions, else 3."""
     ps.brrip_count[0] += 1
@@ -308,7 +308,7 @@ def on_miss(ps, a):
     return 0
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _oracle_bypass(ps, a):
     """Baseline+Bypass: a GPU line whose next use is after every resident line's is not filled."""
     if not ps.oracle or a.stream < MAX_CORES:
