@@ -1074,27 +1074,53 @@ def _compile(hooked: bool):
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
                  heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put)
-    # Not cached on disk: loading this family from numba's cache crashed (segmentation fault on
-    # the second run of the same program, seen with and without inlining), so it is compiled
-    # once per process (about a minute of CPU) instead. No reference counting: the loop only
-    # indexes arrays the caller owns for the whole call (as the engine's loops do).
-    opts = {"nogil": True, "_nrt": False}
-    # Own copies of the engine's phases and of its recursive _access: linking to the engine family's
-    # disk-cached _access from code compiled here fails (LLVM "symbol not found" for the recursive
-    # call when that family was loaded from numba's cache).
+    # The baseline family is cached on disk. Every copy gets a qualified name of its own: numba
+    # names a cache entry after the function's file, qualified name and line, so copies of the
+    # engine's phases under their own names would share (and overwrite) the engine family's
+    # entries, and loading one family's machine code for the other crashed. The hooked family
+    # is not cached: its hooks are first-class function arguments, which have no stable cache
+    # key (as in the engine). No reference counting: the loop only indexes arrays the caller
+    # owns for the whole call (as the engine's loops do).
+    family = "timing_hooked" if hooked else "timing"
+    opts = {"nogil": True, "_nrt": False, "cache": not hooked}
+
+    def copy(fn, name=None, where=names):
+        name = name or fn.__name__
+        f = pytypes.FunctionType(fn.__code__, where, fn.__name__, fn.__defaults__, fn.__closure__)
+        f.__qualname__ = f"{family}.{name}"
+        return f
+
     for fn in engine.PHASES:
-        copy = pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
-        names[fn.__name__] = nb.njit(inline="always", **opts)(copy)
-    access = engine.ACCESS
-    names["_access"] = nb.njit(**opts)(pytypes.FunctionType(access.__code__, names, "_access"))
+        names[fn.__name__] = nb.njit(inline="always", **opts)(copy(fn))
+    names["_access"] = _access_chain(names, copy, opts) if not hooked else \
+        nb.njit(**opts)(copy(engine.ACCESS))
     for fn in _FUNCTIONS:
-        copy = pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
         # The per-warp issue check runs for every warp slot every cycle: inlined.
         inline = "always" if fn in (_why, _popcount, _bytes_of, _flits) else "never"
-        names[fn.__name__] = nb.njit(inline=inline, **opts)(copy)
-    copy = pytypes.FunctionType(_step.__code__, names, "_step")
+        names[fn.__name__] = nb.njit(inline=inline, **opts)(copy(fn))
     # The entry keeps reference counting: it borrows the policies' state (engine_hooks).
-    return nb.njit(nogil=True)(copy)
+    return nb.njit(nogil=True, cache=not hooked)(copy(_step))
+
+
+def _access_chain(names: dict, copy, opts: dict):
+    """``_access`` for the disk-cached family, as a chain of copies without recursion.
+
+    numba compiles a recursive call as a reference that a fresh process
+    resolves only if the callee was compiled there too; code loaded from the
+    disk cache then called address 0. A request passes at most
+    ``MAX_LEVELS`` levels, so copy ``k`` calls copy ``k + 1`` for the next
+    level, and the last copy's next level is :func:`_no_level`, which no
+    request reaches (the last level has no next level).
+    """
+    below = nb.njit(**opts)(copy(_no_level, "_no_level"))
+    for k in reversed(range(engine.MAX_LEVELS)):
+        where = dict(names, _access=below)
+        below = nb.njit(**opts)(copy(engine.ACCESS, f"_access_{k}", where))
+    return below
+
+
+def _no_level(buf, p, h1, h2, h3, L, a, flags):
+    return np.int64(MEMORY), np.int64(0)
 
 
 _STEPS: dict[bool, object] = {}
