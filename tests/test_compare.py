@@ -137,3 +137,24 @@ def test_user_errors(tmp_path, monkeypatch, argv, message):
     assert message in err and "Traceback" not in err
     assert not path.exists() and not (tmp_path / "plots").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["trace-cache"])
+
+
+def test_timed_speedups_and_misses(tmp_path, monkeypatch):
+    """``--timing cycle``: Fig. 9's speedups are IPC ratios, Fig. 8's misses ratios, beside the paper."""
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    path = tmp_path / "timed.json"
+    status, out, err = gpucache("compare", "--suite", "tian15", "--timing", "cycle", "--workloads", "spmv",
+                                "--scale", "0.05", "--configs", "baseline", "pc-bypass", "--json", str(path),
+                                "--no-progress")
+    assert status == 0 and err == "", err
+    data = json.loads(path.read_text())
+    assert data["timing"] == "cycle" and data["paper_speedup"]["spmv"] > 0
+    (row,) = data["rows"]
+    base, pc = row["timing"]["baseline"], row["timing"]["pc-bypass"]
+    assert base["cycles"] > 0 and pc["cycles"] > 0
+    assert row["speedup_pc-bypass"] == pc["ipc"] / base["ipc"]
+    assert row["misses_norm_pc-bypass"] == pc["l1_read_misses"] / base["l1_read_misses"]
+    assert data["average"] == {"misses_norm_pc-bypass": row["misses_norm_pc-bypass"],
+                               "speedup_pc-bypass": row["speedup_pc-bypass"]}
+    line = next(line for line in out.splitlines() if line.startswith("spmv "))
+    assert f"{row['speedup_pc-bypass']:.3f}" in line and f"{data['paper_speedup']['spmv']:.3f}" in line

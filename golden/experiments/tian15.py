@@ -192,8 +192,8 @@ def suite_average(rows: list[dict]) -> dict:
         vals = [r[key] for r in rows if key in r]
         if vals:
             out[key] = float(np.mean(vals))
-    if rows:
-        out["zero_reuse_max"] = max(r["zero_reuse"] for r in rows)
+    if any("zero_reuse" in r for r in rows):  # timed rows have no zero-reuse count
+        out["zero_reuse_max"] = max(r["zero_reuse"] for r in rows if "zero_reuse" in r)
         if any("energy_ratio" in r for r in rows):
             out["energy_saving_max"] = 1 - min(r["energy_ratio"] for r in rows if "energy_ratio" in r)
     return out

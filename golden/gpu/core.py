@@ -62,6 +62,7 @@ from golden.cache.hooks import Access, at_level
 from golden.cache.indexing import set_index
 from golden.cache.replacement import invalidate
 from golden.gpu import layout
+from golden.gpu.bound_hooks import bind, engine_states, hook_key, level_states
 from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
 from golden.trace.model import Op, Space
 
@@ -1061,6 +1062,10 @@ def _step(buf_arr, K, S, P, h1, h2, h3, budget):
     _loop(_ptr(buf_arr), K, S, P, _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), budget)
 
 
+def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
+    _loop(_ptr(buf_arr), K, S, P, engine_states(h1), engine_states(h2), engine_states(h3), budget)
+
+
 _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request, _request_access,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
@@ -1068,21 +1073,28 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _eligibility, _pick, _two_level, _issue, _handle, _series, _blame, _loop)
 
 
-def _compile(hooked: bool):
-    """The model compiled against one engine family (module docstring of ``golden.cache.engine``)."""
-    names = dict(engine.family_globals(hooked))
+def _compile(family: str, hooks: list | None):
+    """The model compiled against one engine family (module docstring of ``golden.cache.engine``).
+
+    ``family`` names the copy; ``hooks`` is None for the baseline (disk-cached), the policy's
+    hooks to bind as globals (disk-cached per set of hook functions, :mod:`golden.gpu.bound_hooks`),
+    or ``[]`` for the in-memory hooked family that takes hooks as arguments.
+    """
+    in_memory = hooks == []
+    names = dict(engine.family_globals(hooks is not None))
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
-                 heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put)
-    # The baseline family is cached on disk. Every copy gets a qualified name of its own: numba
-    # names a cache entry after the function's file, qualified name and line, so copies of the
-    # engine's phases under their own names would share (and overwrite) the engine family's
-    # entries, and loading one family's machine code for the other crashed. The hooked family
-    # is not cached: its hooks are first-class function arguments, which have no stable cache
-    # key (as in the engine). No reference counting: the loop only indexes arrays the caller
-    # owns for the whole call (as the engine's loops do).
-    family = "timing_hooked" if hooked else "timing"
-    opts = {"nogil": True, "_nrt": False, "cache": not hooked}
+                 heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
+                 engine_states=engine_states)
+    if hooks:
+        names.update(bind(hooks, engine.MAX_LEVELS))
+    # Every copy gets a qualified name of its own: numba names a disk-cache entry after the
+    # function's file, qualified name and line, so copies under their own names would share (and
+    # overwrite) the engine family's entries or another family's. The in-memory family takes
+    # its hooks as first-class function arguments, which have no stable cache key (as in the
+    # engine). No reference counting: the loop only indexes arrays the caller owns for the
+    # whole call (as the engine's loops do).
+    opts = {"nogil": True, "_nrt": False, "cache": not in_memory}
 
     def copy(fn, name=None, where=names):
         name = name or fn.__name__
@@ -1092,14 +1104,14 @@ def _compile(hooked: bool):
 
     for fn in engine.PHASES:
         names[fn.__name__] = nb.njit(inline="always", **opts)(copy(fn))
-    names["_access"] = _access_chain(names, copy, opts) if not hooked else \
-        nb.njit(**opts)(copy(engine.ACCESS))
+    names["_access"] = nb.njit(**opts)(copy(engine.ACCESS)) if in_memory else _access_chain(names, copy, opts)
     for fn in _FUNCTIONS:
         # The per-warp issue check runs for every warp slot every cycle: inlined.
         inline = "always" if fn in (_why, _popcount, _bytes_of, _flits) else "never"
         names[fn.__name__] = nb.njit(inline=inline, **opts)(copy(fn))
-    # The entry keeps reference counting: it borrows the policies' state (engine_hooks).
-    return nb.njit(nogil=True, cache=not hooked)(copy(_step))
+    # The entry keeps reference counting: it borrows the policies' state.
+    entry = _bound_step if hooks else _step
+    return nb.njit(nogil=True, cache=not in_memory)(copy(entry, "_step"))
 
 
 def _access_chain(names: dict, copy, opts: dict):
@@ -1123,11 +1135,24 @@ def _no_level(buf, p, h1, h2, h3, L, a, flags):
     return np.int64(MEMORY), np.int64(0)
 
 
-_STEPS: dict[bool, object] = {}
+_STEPS: dict[str, object] = {}
 
 
-def step_function(hooked: bool):
-    """The compiled ``step(buf, K, S, P, h1, h2, h3, budget)`` for baseline or hooked hierarchies."""
-    if hooked not in _STEPS:
-        _STEPS[hooked] = _compile(hooked)
-    return _STEPS[hooked]
+def step_function(hooks: list) -> tuple[object, list]:
+    """The compiled ``step(buf, K, S, P, h1, h2, h3, budget)`` for a hierarchy's ``hooks``.
+
+    ``hooks`` has one ``LevelHooks`` or None (baseline) per level. Returns the
+    function and what to pass it as ``h1, h2, h3``: the hooks themselves for the
+    in-memory family, each level's ``(state,)`` when the hooks are bound as
+    globals (:mod:`golden.gpu.bound_hooks`).
+    """
+    hooks = list(hooks) + [None] * (engine.MAX_LEVELS - len(hooks))
+    if all(h is None for h in hooks):
+        key, family, bound, args = "baseline", "timing", None, hooks
+    elif (digest := hook_key(hooks)) is not None:
+        key, family, bound, args = digest, f"timing_{digest}", hooks, level_states(hooks)
+    else:
+        key, family, bound, args = "in-memory", "timing_hooked", [], hooks
+    if key not in _STEPS:
+        _STEPS[key] = _compile(family, bound)
+    return _STEPS[key], args

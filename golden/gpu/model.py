@@ -114,9 +114,7 @@ class TimingModel:
         self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines)
         self.cycle = 0
         self.log: list[np.ndarray] = []
-        hooks = hierarchy.engine_hooks()
-        self._hooks = hooks + [None] * (3 - len(hooks))
-        self._step = step_function(any(h is not None for h in hooks))
+        self._step, self._hooks = step_function(hierarchy.engine_hooks())
         attach = getattr(hierarchy.policy, "attach_scheduler", None)
         if attach is not None:
             s = self.state
