@@ -11,9 +11,8 @@
   per-set counting, in the full parallel model.
 * :func:`compare`: the RD model's hit ratios beside any *reference* model
   that maps ``(workload, gpu)`` to hit ratios: :func:`simulator_reference`
-  (the interleaver and :class:`golden.cache.Hierarchy`) today; the cycle
-  timing model (``golden/gpu``, a later issue) plugs in as another
-  reference with the same signature.
+  (the interleaver and :class:`golden.cache.Hierarchy`) or
+  :func:`timing_reference` (the cycle-level timing model, ``golden/gpu``).
 """
 
 from __future__ import annotations
@@ -29,7 +28,8 @@ from golden.rd.parallel import Latency
 from golden.trace.interleave import interleave
 from golden.trace.model import Workload
 
-__all__ = ["serial_machine", "serial_check", "counting_gap", "Reference", "simulator_reference", "compare"]
+__all__ = ["serial_machine", "serial_check", "counting_gap", "Reference", "simulator_reference",
+           "timing_reference", "rd_reference", "compare"]
 
 #: A reference model: ``(workload, gpu) -> {"l1_read_hit_ratio": r, "l2_hit_ratio": r, ...}``.
 Reference = Callable[[Workload, GPUConfig], dict]
@@ -99,6 +99,25 @@ def simulator_reference(workload: Workload, gpu: GPUConfig) -> dict:
             "l2_hit_ratio": st["l2"]["hit_rate"]}
 
 
+def timing_reference(workload: Workload, gpu: GPUConfig) -> dict:
+    """Hit ratios of the cycle-level timing model (``golden/gpu``, dependences ``next-memory``).
+
+    Besides the hit ratios of the same definitions as :func:`simulator_reference`
+    (L1 reads that hit a valid line over L1 reads; L2 hits over L2 accesses, so an
+    MSHR merge counts as a miss at the level that merged), the timing model's
+    own view: ``l1_hit_rate`` and ``l2_timing_hit_rate`` count hits over
+    requests that looked up the cache, and ``l1_mshr_merges``, cycles and IPC.
+    """
+    from golden.gpu.run import simulate_timed
+
+    r = simulate_timed(workload, gpu)
+    l1, l2, t = r["caches"]["l1"], r["caches"]["l2"], r["timing"]
+    return {"l1_read_hit_ratio": l1["read_hits"] / l1["reads"] if l1["reads"] else float("nan"),
+            "l2_hit_ratio": l2["hit_rate"], "l1_hit_rate": t["l1"]["hit_rate"],
+            "l2_timing_hit_rate": t["l2"]["hit_rate"], "l1_mshr_merges": t["l1"]["mshr_merges"],
+            "cycles": t["cycles"], "ipc": t["ipc"]}
+
+
 def compare(workload: Workload, gpu: GPUConfig, reference: Reference = simulator_reference,
             options: RDOptions | None = None) -> dict:
     """The RD model's L1 read and L2 hit ratios beside a reference model's.
@@ -108,7 +127,11 @@ def compare(workload: Workload, gpu: GPUConfig, reference: Reference = simulator
     dict
         ``{"rd": {...}, "reference": {...}}`` with the keys of :data:`Reference`.
     """
+    return {"rd": rd_reference(workload, gpu, options), "reference": reference(workload, gpu)}
+
+
+def rd_reference(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None) -> dict:
+    """The RD model's L1 read and L2 hit ratios, with the keys of :data:`Reference`."""
     res: RDResult = analyse(workload, gpu, options)
-    rd = {"l1_read_hit_ratio": res.l1.read_hit_ratio if res.l1 else float("nan"),
-          "l2_hit_ratio": res.l2.hit_ratio}
-    return {"rd": rd, "reference": reference(workload, gpu)}
+    return {"l1_read_hit_ratio": res.l1.read_hit_ratio if res.l1 else float("nan"),
+            "l2_hit_ratio": res.l2.hit_ratio}
