@@ -36,7 +36,7 @@ def vta_inputs(rng: np.random.Generator, *, sets: int, lines: int, p_ins: float 
 
 def interference_inputs(rng: np.random.Generator, *, warps: int, p_upd: float = 0.7,
                         p_look: float = 0.5) -> Callable:
-    """Updates and lookups among the first ``warps`` warps (interfering warps too, so ``by == wid`` occurs)."""
+    """Updates and lookups among the first ``warps`` warps (interferers too: ``by == wid`` occurs)."""
     def gen(unit) -> dict[str, int]:
         out = {}
         if rng.random() < p_upd:
@@ -79,7 +79,8 @@ def smem_inputs(rng: np.random.Generator, *, mshr_entries: int, p_cfg: float = 0
         out = {}
         if rng.random() < p_cfg:
             mask = (1 << _pick(rng, 9)) - 1 if rng.random() < 0.8 else _pick(rng, 256)
-            out.update(cfg__valid=1, cfg__mask=mask, cfg__data_off=_pick(rng, 256), cfg__tag_off=_pick(rng, 256))
+            out.update(cfg__valid=1, cfg__mask=mask, cfg__data_off=_pick(rng, 256),
+                       cfg__tag_off=_pick(rng, 256))
         if rng.random() < p_req:
             out.update(s1_req__valid=1, s1_req__addr=_pick(rng, 1 << 32), s1_req__wid=_pick(rng, 64),
                        s1_req__alloc=int(rng.random() < p_alloc), s1_req__mshr=_pick(rng, mshr_entries))

@@ -83,8 +83,8 @@ class InterferenceList(UnitModel):
         self.upd = None  # (wid, by) of the update in stage 2
         self.look = None  # the entry read for the lookup in stage 2
 
-    def step(self, *, s1_upd__valid: int = 0, s1_upd__wid: int = 0, s1_upd__by: int = 0, s1_look__valid: int = 0,
-             s1_look__wid: int = 0) -> dict[str, int]:
+    def step(self, *, s1_upd__valid: int = 0, s1_upd__wid: int = 0, s1_upd__by: int = 0,
+             s1_look__valid: int = 0, s1_look__wid: int = 0) -> dict[str, int]:
         if s1_upd__valid:
             check_input("s1_upd__wid", s1_upd__wid, self.entries)
         if s1_look__valid:
@@ -95,7 +95,8 @@ class InterferenceList(UnitModel):
         # The clock edge: the update in stage 2 is written, then both reads see it.
         if self.upd is not None:
             i, by = self.upd
-            self.wid[i], self.count[i] = update_entry(self.wid[i], self.count[i], by, (1 << self.counter_bits) - 1)
+            top = (1 << self.counter_bits) - 1
+            self.wid[i], self.count[i] = update_entry(self.wid[i], self.count[i], by, top)
         self.upd = (s1_upd__wid, s1_upd__by) if s1_upd__valid else None
         self.look = (self.wid[s1_look__wid], self.count[s1_look__wid]) if s1_look__valid else None
         return out

@@ -123,10 +123,10 @@ class IrsUnit(UnitModel):
     """
 
     def __init__(self, *, warps: int = IRS_WARPS, counter_bits: int = IRS_COUNTER_BITS,
-                 high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF, high_epoch: int = HIGH_EPOCH,
-                 low_epoch: int = LOW_EPOCH, issue_width: int = 2) -> None:
-        self.hi, self.lo = check_irs_params(warps, counter_bits, high_cutoff, low_cutoff, high_epoch, low_epoch,
-                                            issue_width)
+                 high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
+                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, issue_width: int = 2) -> None:
+        self.hi, self.lo = check_irs_params(warps, counter_bits, high_cutoff, low_cutoff, high_epoch,
+                                            low_epoch, issue_width)
         self.warps, self.counter_bits, self.issue_width = warps, counter_bits, issue_width
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
         self.inputs = {"kernel_start": 1, "inst": 2, "hit__valid": 1, "hit__wid": WID_BITS,
@@ -153,7 +153,7 @@ class IrsUnit(UnitModel):
         self.q = None
         if s1_q__valid:
             h = self.hits[check_input("s1_q__wid", s1_q__wid, self.warps)]
-            self.q = (int(over_cutoff(h, self.inst, active, self.hi)), int(over_cutoff(h, self.inst, active, self.lo)))
+            self.q = tuple(int(over_cutoff(h, self.inst, active, c)) for c in (self.hi, self.lo))
         # The clock edge.
         if kernel_start:
             self.hits = [0] * self.warps

@@ -54,7 +54,8 @@ from __future__ import annotations
 from golden.units.base import UnitModel
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
-__all__ = ["SmemTranslate", "translate", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES", "TAG_WORD_BITS"]
+__all__ = ["SmemTranslate", "translate", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
+           "TAG_WORD_BITS"]
 
 #: ciao18 Fig. 7c: 32-bit global addresses, F3 B4 G1 R8 = a 16-bit shared-memory byte address (64 KB).
 GLOBAL_ADDR_BITS, SMEM_ADDR_BITS = 32, 16
@@ -99,8 +100,9 @@ class SmemTranslate(UnitModel):
         self.inputs = {"cfg__valid": 1, "cfg__mask": R_BITS, "cfg__data_off": R_BITS, "cfg__tag_off": R_BITS,
                        "s1_req__valid": 1, "s1_req__addr": GLOBAL_ADDR_BITS, "s1_req__wid": WID_BITS,
                        "s1_req__alloc": 1, "s1_req__mshr": mb, "s1_fill__valid": 1, "s1_fill__mshr": mb}
-        self.outputs = {"s2_req__valid": 1, "s2_req__data_addr": SMEM_ADDR_BITS, "s2_req__tag_addr": SMEM_ADDR_BITS,
-                        "s2_req__tag": TAG_WORD_BITS, "s2_fill__valid": 1, "s2_fill__addr": SMEM_ADDR_BITS}
+        self.outputs = {"s2_req__valid": 1, "s2_req__data_addr": SMEM_ADDR_BITS,
+                        "s2_req__tag_addr": SMEM_ADDR_BITS, "s2_req__tag": TAG_WORD_BITS, "s2_fill__valid": 1,
+                        "s2_fill__addr": SMEM_ADDR_BITS}
         self.reset()
 
     def reset(self) -> None:
@@ -121,7 +123,8 @@ class SmemTranslate(UnitModel):
         self.req = self.fill = None
         if s1_req__valid:
             check_input("s1_req__addr", s1_req__addr, 1 << GLOBAL_ADDR_BITS)
-            self.req = translate(s1_req__addr, check_input("s1_req__wid", s1_req__wid, 1 << WID_BITS), *self.cfg)
+            wid = check_input("s1_req__wid", s1_req__wid, 1 << WID_BITS)
+            self.req = translate(s1_req__addr, wid, *self.cfg)
             if s1_req__alloc:
                 self.mshr[check_input("s1_req__mshr", s1_req__mshr, self.mshr_entries)] = self.req[0]
         if s1_fill__valid:

@@ -68,14 +68,16 @@ class Vta(UnitModel):
         For an unusable parameter.
     """
 
-    def __init__(self, *, warps: int = VTA_WARPS, ways: int = VTA_WAYS, line_bits: int = VTA_LINE_BITS) -> None:
+    def __init__(self, *, warps: int = VTA_WARPS, ways: int = VTA_WAYS,
+                 line_bits: int = VTA_LINE_BITS) -> None:
         check_vta_params(warps, ways, line_bits)
         self.warps, self.ways, self.line_bits = warps, ways, line_bits
         wb = max(1, (ways - 1).bit_length())
         self.inputs = {"s1_ins__valid": 1, "s1_ins__set": WID_BITS, "s1_ins__line": line_bits,
                        "s1_ins__wid": WID_BITS, "s1_probe__valid": 1, "s1_probe__set": WID_BITS,
                        "s1_probe__line": line_bits}
-        self.outputs = {"s2_probe__valid": 1, "s2_probe__hit": 1, "s2_probe__way": wb, "s2_probe__wid": WID_BITS}
+        self.outputs = {"s2_probe__valid": 1, "s2_probe__hit": 1, "s2_probe__way": wb,
+                        "s2_probe__wid": WID_BITS}
         self.reset()
 
     def reset(self) -> None:
@@ -86,8 +88,9 @@ class Vta(UnitModel):
         self.s2 = None  # (set, line, row snapshot (valid, line, wid)) of the probe in stage 2
         self.events = {"insertions": 0, "probes": 0, "hits": 0}
 
-    def step(self, *, s1_ins__valid: int = 0, s1_ins__set: int = 0, s1_ins__line: int = 0, s1_ins__wid: int = 0,
-             s1_probe__valid: int = 0, s1_probe__set: int = 0, s1_probe__line: int = 0) -> dict[str, int]:
+    def step(self, *, s1_ins__valid: int = 0, s1_ins__set: int = 0, s1_ins__line: int = 0,
+             s1_ins__wid: int = 0, s1_probe__valid: int = 0, s1_probe__set: int = 0,
+             s1_probe__line: int = 0) -> dict[str, int]:
         if s1_ins__valid:
             check_input("s1_ins__set", s1_ins__set, self.warps)
         if s1_probe__valid:

@@ -9,7 +9,7 @@ WID_BITS = 6
 
 
 def require(name: str, value: object, lo: int, hi: int, *, pow2: bool = False) -> int:
-    """``value`` if it is an integer in ``[lo, hi]`` (a power of 2 with ``pow2``); ValueError naming ``name``."""
+    """``value`` if it is an integer in ``[lo, hi]`` (a power of 2 with ``pow2``); else a ValueError."""
     ok = isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi
     if not ok or (pow2 and value & (value - 1)):
         kind = "a power of 2" if pow2 else "an integer"

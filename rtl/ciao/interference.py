@@ -59,7 +59,8 @@ class InterferenceList(wiring.Component):
         super().__init__({
             "s1_upd": In(wiring.Signature({"valid": Out(1), "wid": Out(WID_BITS), "by": Out(WID_BITS)})),
             "s1_look": In(wiring.Signature({"valid": Out(1), "wid": Out(WID_BITS)})),
-            "s2_look": Out(wiring.Signature({"valid": Out(1), "by": Out(WID_BITS), "count": Out(counter_bits)})),
+            "s2_look": Out(wiring.Signature({"valid": Out(1), "by": Out(WID_BITS),
+                                             "count": Out(counter_bits)})),
         })
 
     def elaborate(self, platform):

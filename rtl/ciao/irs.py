@@ -12,7 +12,52 @@ from amaranth.utils import ceil_log2
 
 from rtl.ciao.common import WID_BITS, require
 
-__all__ = ["IrsUnit"]
+__all__ = ["IrsUnit", "IrsTest"]
+
+
+def _check_cutoffs(high_cutoff: object, low_cutoff: object) -> tuple[Fraction, Fraction]:
+    for name, c in (("high_cutoff", high_cutoff), ("low_cutoff", low_cutoff)):
+        if not isinstance(c, Fraction) or not 0 < c <= 1:
+            raise ValueError(f"{name}: must be a Fraction in (0, 1], not {c!r}")
+    return high_cutoff, low_cutoff
+
+
+class IrsTest(wiring.Component):
+    """Eq. 1 against both cut-offs without a divider: ``IRS = H / (N / A) > p / q`` as ``H * A * q > p * N``.
+
+    Combinational: a ``counter_bits`` x 7-bit multiplier, two constant
+    multiplications (shifts and adds) per cut-off and two comparators. The
+    part of the IRS unit ciao18 costs at 2,112 gates (``docs/synthesis.md``).
+
+    Parameters
+    ----------
+    counter_bits : int
+        Width of the hit and instruction counts (32).
+    high_cutoff, low_cutoff : Fraction
+        Cut-offs (1/100, 1/200).
+
+    Members
+    -------
+    hits, inst, active : In
+        ``H``, ``N`` and ``A``.
+    over_high, over_low : Out(1)
+        ``IRS > high_cutoff``, ``IRS > low_cutoff``.
+    """
+
+    def __init__(self, *, counter_bits: int = 32, high_cutoff: Fraction = Fraction(1, 100),
+                 low_cutoff: Fraction = Fraction(1, 200)) -> None:
+        self._counter_bits = require("counter_bits", counter_bits, 1, 32)
+        self._cutoffs = _check_cutoffs(high_cutoff, low_cutoff)
+        super().__init__({"hits": In(counter_bits), "inst": In(counter_bits), "active": In(WID_BITS + 1),
+                          "over_high": Out(1), "over_low": Out(1)})
+
+    def elaborate(self, platform):
+        m = Module()
+        ha = Signal(self._counter_bits + WID_BITS + 1)
+        m.d.comb += ha.eq(self.hits * self.active)
+        over = [ha * c.denominator > self.inst * c.numerator for c in self._cutoffs]
+        m.d.comb += [self.over_high.eq(over[0]), self.over_low.eq(over[1])]
+        return m
 
 
 class IrsUnit(wiring.Component):
@@ -21,11 +66,10 @@ class IrsUnit(wiring.Component):
     Registers: ``warps`` VTA-hit counters and the instruction counter
     (``counter_bits``, saturating), two epoch samplers (low, high) and the
     epoch flags. Eq. 1's ``IRS_k = H_k / (N / A) > p / q`` is tested as
-    ``H_k * A * q > p * N``: a ``counter_bits`` x 7-bit multiplier by the
-    active-warp count, constant multiplications (shifts and adds) by
-    ``q`` and ``p``, a comparator; one per cut-off. The query's warp
-    selects its counter through a ``warps``:1 mux; the result is
-    registered (latency 1). ``kernel_start`` clears every register.
+    ``H_k * A * q > p * N`` (:class:`IrsTest`, submodule ``test``). The
+    query's warp selects its counter through a ``warps``:1 mux; the result
+    is registered (latency 1). A VTA hit increments its warp's counter
+    through one shared incrementer. ``kernel_start`` clears every register.
 
     Parameters
     ----------
@@ -67,10 +111,7 @@ class IrsUnit(wiring.Component):
         self._issue_width = require("issue_width", issue_width, 1, 3)
         self._epochs = (require("low_epoch", low_epoch, issue_width, 1 << 24),
                         require("high_epoch", high_epoch, issue_width, 1 << 24))
-        for name, c in (("high_cutoff", high_cutoff), ("low_cutoff", low_cutoff)):
-            if not isinstance(c, Fraction) or not 0 < c <= 1:
-                raise ValueError(f"{name}: must be a Fraction in (0, 1], not {c!r}")
-        self._cutoffs = (high_cutoff, low_cutoff)
+        self._cutoffs = _check_cutoffs(high_cutoff, low_cutoff)
         super().__init__({
             "kernel_start": In(1), "inst": In(2),
             "hit": In(wiring.Signature({"valid": Out(1), "wid": Out(WID_BITS)})),
@@ -88,14 +129,12 @@ class IrsUnit(wiring.Component):
         inst = Signal(cb)
 
         # The test, on the registers during the query's cycle.
-        h = Signal(cb)
-        m.d.comb += h.eq(hits[self.s1_q.wid])
-        ha = Signal(cb + WID_BITS + 1)
-        m.d.comb += ha.eq(h * self.active)
-        over = [ha * c.denominator > inst * c.numerator for c in self._cutoffs]
+        m.submodules.test = test = IrsTest(counter_bits=cb, high_cutoff=self._cutoffs[0],
+                                           low_cutoff=self._cutoffs[1])
+        m.d.comb += [test.hits.eq(hits[self.s1_q.wid]), test.inst.eq(inst), test.active.eq(self.active)]
         r = self.s2_q
-        m.d.sync += [r.valid.eq(self.s1_q.valid), r.over_high.eq(self.s1_q.valid & over[0]),
-                     r.over_low.eq(self.s1_q.valid & over[1])]
+        m.d.sync += [r.valid.eq(self.s1_q.valid), r.over_high.eq(self.s1_q.valid & test.over_high),
+                     r.over_low.eq(self.s1_q.valid & test.over_low)]
 
         # Counting.
         with m.If(self.kernel_start):

@@ -1,4 +1,4 @@
-"""ciao18's pair list (two WID fields per warp) and the per-warp V and I flags, updated as Algorithm 1 does."""
+"""ciao18's pair list (two WID fields per warp) and the per-warp V and I flags, set as in Algorithm 1."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ class PairList(wiring.Component):
     s1_cmd : In
         ``valid``, ``op`` (2 bits), ``wid`` (the warp acted on), ``src`` (the interfered warp, for a trigger).
     s2_cmd : Out
-        ``valid``, ``act`` (0 none, 1 isolate, 2 stall, 3 reactivate, 4 back to L1D), ``v``, ``i``, ``f0``, ``f1``.
+        ``valid``, ``act`` (0 none, 1 isolate, 2 stall, 3 reactivate, 4 back to L1D), ``v``, ``i``,
+        ``f0``, ``f1``.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""ciao18's shared-memory address translation unit (Fig. 7c) with the MSHR entries' shared-memory address field."""
+"""ciao18's shared-memory address translation unit (Fig. 7c) with the MSHR entries' shared-memory field."""
 
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ class SmemTranslate(wiring.Component):
         self._mshr_entries = require("mshr_entries", mshr_entries, 1, 1024, pow2=True)
         mb = max(1, exact_log2(mshr_entries))
         super().__init__({
-            "cfg": In(wiring.Signature({"valid": Out(1), "mask": Out(8), "data_off": Out(8), "tag_off": Out(8)})),
+            "cfg": In(wiring.Signature({"valid": Out(1), "mask": Out(8), "data_off": Out(8),
+                                        "tag_off": Out(8)})),
             "s1_req": In(wiring.Signature({"valid": Out(1), "addr": Out(ADDR_BITS), "wid": Out(WID_BITS),
                                            "alloc": Out(1), "mshr": Out(mb)})),
             "s1_fill": In(wiring.Signature({"valid": Out(1), "mshr": Out(mb)})),

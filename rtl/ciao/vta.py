@@ -18,7 +18,7 @@ def vta_entry(line_bits: int) -> data.StructLayout:
 
 
 class Vta(wiring.Component):
-    """ciao18's VTA (Section II-C, Table I: 48 sets of 8 tags, FIFO), golden model ``golden.units.ciao_vta.Vta``.
+    """ciao18's VTA (Section II-C, Table I: 48 sets of 8 tags, FIFO); golden model ``golden.units.ciao_vta``.
 
     One SRAM ``entries`` of ``warps`` rows, a row holding ``ways`` entries of
     :func:`vta_entry` (written per entry); a ``log2(ways)``-bit FIFO pointer
