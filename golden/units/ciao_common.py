@@ -1,7 +1,8 @@
 """Parameter checks and conventions shared by ciao18's unit models (``golden/units/ciao_*.py``).
 
-ciao18 (Oh et al., "CIAO: cache interference-aware throughput-oriented
-architecture and scheduling for GPUs", IPDPS'18) indexes its structures by
+ciao18 (Zhang, Gao, Kim and Jung, "CIAO: Cache Interference-Aware
+Throughput-Oriented Architecture and Scheduling for GPUs", IPDPS 2018)
+indexes its structures by
 warp id (WID): 6 bits, up to 64 warps per SM (Section V-F: "the total
 number of active warps ... does not exceed 64 (usually, 48 active warps in
 each SM)"). The choices the paper leaves open are in ``docs/hardware.md``.

@@ -2,9 +2,9 @@
 shared-memory address translation unit (``docs/hardware.md``)."""
 
 from rtl.ciao.interference import InterferenceList
-from rtl.ciao.irs import IrsUnit
+from rtl.ciao.irs import IrsTest, IrsUnit
 from rtl.ciao.pair_list import PairList
 from rtl.ciao.smem import SmemTranslate
 from rtl.ciao.vta import Vta
 
-__all__ = ["InterferenceList", "IrsUnit", "PairList", "SmemTranslate", "Vta"]
+__all__ = ["InterferenceList", "IrsTest", "IrsUnit", "PairList", "SmemTranslate", "Vta"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from amaranth.hdl import Array, Cat, Module, Signal
+from amaranth.hdl import Array, Cat, Module, Mux, Signal
 from amaranth.lib import data, memory, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import exact_log2
@@ -13,24 +13,29 @@ __all__ = ["Vta", "vta_entry"]
 
 
 def vta_entry(line_bits: int) -> data.StructLayout:
-    """One victim tag: valid, the evicted line, the WID of the warp that evicted it."""
-    return data.StructLayout({"valid": 1, "line": line_bits, "wid": WID_BITS})
+    """One victim tag in the SRAM: the evicted line and the WID of the warp that evicted it (its valid bit
+    is a register)."""
+    return data.StructLayout({"line": line_bits, "wid": WID_BITS})
 
 
 class Vta(wiring.Component):
     """ciao18's VTA (Section II-C, Table I: 48 sets of 8 tags, FIFO); golden model ``golden.units.ciao_vta``.
 
     One SRAM ``entries`` of ``warps`` rows, a row holding ``ways`` entries of
-    :func:`vta_entry` (written per entry); a ``log2(ways)``-bit FIFO pointer
-    register per warp.
+    :func:`vta_entry` (written per entry), with one synchronous read port
+    transparent for its write port; the entries' valid bits (``ways`` per
+    warp) and a ``log2(ways)``-bit FIFO pointer per warp are registers.
 
-    * **insertion** (cycle *t*): writes ``{1, line, wid}`` into the entry the
-      set's pointer names at the edge ending *t* and advances the pointer.
-    * **probe s1** (*t*): the set's row is read at the edge (transparent for
-      both write ports: it sees that edge's insertion and invalidation).
-    * **probe s2** (*t* + 1): the lowest valid way with the line hits; the
-      hit, way and evicting WID are shown, and the entry is invalidated at
-      the edge ending *t* + 1 unless the insertion of that edge writes it.
+    * **insertion** (cycle *t*): writes ``{line, wid}`` into the entry the
+      set's pointer names at the edge ending *t*, sets its valid bit and
+      advances the pointer.
+    * **probe s1** (*t*): the set's row is read at the edge (it sees that
+      edge's insertion).
+    * **probe s2** (*t* + 1): the valid bits of the set (registers, as
+      written at the edge ending *t*) and the row give the lowest valid way
+      with the line: the hit, way and evicting WID are shown, and the
+      entry's valid bit is cleared at the edge ending *t* + 1 unless that
+      edge's insertion sets it (the insertion wins).
 
     Latency 1 cycle, one insertion and one probe per cycle, never stalls.
 
@@ -80,21 +85,20 @@ class Vta(wiring.Component):
         m = Module()
         ways, wb = self._ways, max(1, exact_log2(self._ways))
         m.submodules.entries = entries = memory.Memory(shape=self.row, depth=self._warps, init=[])
-        wr_ins = entries.write_port(granularity=1)
-        wr_inv = entries.write_port(granularity=1)
-        rd = entries.read_port(transparent_for=(wr_ins, wr_inv))
+        wr = entries.write_port(granularity=1)
+        rd = entries.read_port(transparent_for=(wr,))
         ptr = Array(Signal(wb, name=f"ptr{i}") for i in range(self._warps))
+        valid = Array(Signal(ways, name=f"valid{i}") for i in range(self._warps))
 
         # Insertion: the FIFO pointer's entry.
         ins = self.s1_ins
         ins_way = Signal(wb)
         m.d.comb += ins_way.eq(ptr[ins.set])
         entry = Signal(vta_entry(self._line_bits))
-        m.d.comb += [entry.valid.eq(ins.valid), entry.line.eq(ins.line), entry.wid.eq(ins.wid),
-                     wr_ins.addr.eq(ins.set)]
+        m.d.comb += [entry.line.eq(ins.line), entry.wid.eq(ins.wid), wr.addr.eq(ins.set)]
         for w in range(ways):
-            m.d.comb += wr_ins.data[w].eq(entry)
-        m.d.comb += wr_ins.en.eq(ins.valid << ins_way)
+            m.d.comb += wr.data[w].eq(entry)
+        m.d.comb += wr.en.eq(ins.valid << ins_way)
         with m.If(ins.valid):
             m.d.sync += ptr[ins.set].eq(ins_way + 1)
 
@@ -105,16 +109,18 @@ class Vta(wiring.Component):
         m.d.sync += [s2_valid.eq(p.valid), s2_set.eq(p.set), s2_line.eq(p.line)]
 
         # Probe s2: compare, show, invalidate.
-        match = Cat(*(rd.data[w].valid & (rd.data[w].line == s2_line) for w in range(ways)))
+        row_valid = Signal(ways)
+        m.d.comb += row_valid.eq(valid[s2_set])
+        match = Cat(*(row_valid[w] & (rd.data[w].line == s2_line) for w in range(ways)))
         way = Signal(wb)
         for w in reversed(range(ways)):
             with m.If(match[w]):
                 m.d.comb += way.eq(w)
         hit = s2_valid & match.any()
-        clash = ins.valid & (ins.set == s2_set) & (ins_way == way)
-        m.d.comb += [wr_inv.addr.eq(s2_set), wr_inv.en.eq((hit & ~clash) << way)]
-        for w in range(ways):
-            m.d.comb += wr_inv.data[w].eq(0)
+        for k in range(self._warps):
+            clear = Mux(hit & (s2_set == k), 1 << way, 0)
+            put = Mux(ins.valid & (ins.set == k), 1 << ins_way, 0)
+            m.d.sync += valid[k].eq((valid[k] & ~clear) | put)
         r = self.s2_probe
         m.d.comb += [r.valid.eq(s2_valid), r.hit.eq(hit), r.way.eq(way & hit.replicate(wb)),
                      r.wid.eq(rd.data[way].wid & hit.replicate(WID_BITS))]
