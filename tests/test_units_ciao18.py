@@ -168,7 +168,8 @@ def test_irs_unit_epochs_counters_and_kernel_start():
     assert np.flatnonzero(log["exp_epoch_low"])[:3].tolist() == [50, 100, 150]
     assert np.flatnonzero(log["exp_epoch_high"]).tolist() == [2500, 5000]
     assert u.inst == 10000
-    # Warp 3: 1 hit over 10,000 instructions with 100 active warps would be... at most 64: IRS 0.0064.
+    # Warp 3: 1 hit in 10,000 instructions with 64 active warps: IRS 0.0064, over the low cut-off only,
+    # also in the kernel start's cycle (the query sees the counters before the edge); cleared after it.
     rows = [{"hit__valid": 1, "hit__wid": 3}, {"s1_q__valid": 1, "s1_q__wid": 3, "active": 64},
             {"s1_q__valid": 1, "s1_q__wid": 3, "active": 64, "kernel_start": 1},
             {"s1_q__valid": 1, "s1_q__wid": 3, "active": 64}]
