@@ -242,6 +242,13 @@ def test_catalog_entries_have_no_cosim_yet(name):
         cosim(name, registry.build("tian15/matrixmul", 0.01), preset("tian15"), sim="amaranth")
 
 
+def test_cosim_cli_says_there_is_no_policy_yet(capsys):
+    from tests.test_cli import assert_user_error, run_main
+
+    status, out, err = run_main(capsys, "cosim", "--unit", "ciao_irs", "--workload", "tian15/matrixmul")
+    assert_user_error(status, out, err, "unit ciao_irs: no golden policy records its transactions yet")
+
+
 @pytest.mark.slow
 def test_synth_storage_equals_the_papers_bits(tmp_path):
     from golden.configs.presets import preset
