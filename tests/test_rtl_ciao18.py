@@ -168,7 +168,7 @@ def test_mutant_fails(name, module, old, new, stimulus):
     directed = {"clash": ({"warps": 2, "ways": 2}, VTA_CLASH), "same_cycle": ({}, VTA_SAME_CYCLE),
                 "chain": ({}, IL_CHAIN), "pairs": ({}, PAIRS), "boundary": ({}, irs_boundary())}
     if stimulus == "random":
-        kw = IRS_SMALL if name == "irs" else {}
+        kw = {"irs": IRS_SMALL, "vta": {"warps": 4, "ways": 4, "line_bits": 5}}.get(name, {})
         log = random_log(name, 800, 5, **kw)
     else:
         kw, rows = directed[stimulus]
