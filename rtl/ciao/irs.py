@@ -11,6 +11,7 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
 from rtl.ciao.common import WID_BITS, require
+from rtl.common.saturating import sat_inc
 
 __all__ = ["IrsUnit", "IrsTest"]
 
@@ -141,7 +142,7 @@ class IrsUnit(wiring.Component):
             m.d.sync += [x.eq(0) for x in hits] + [inst.eq(0), self.epoch_low.eq(0), self.epoch_high.eq(0)]
         with m.Else():
             with m.If(self.hit.valid):
-                m.d.sync += hits[self.hit.wid].eq(Mux(hits[self.hit.wid] == top, top, hits[self.hit.wid] + 1))
+                m.d.sync += hits[self.hit.wid].eq(sat_inc(hits[self.hit.wid]))
             total = inst + self.inst
             m.d.sync += inst.eq(Mux(total > top, top, total))
         for k, (length, flag) in enumerate(zip(self._epochs, (self.epoch_low, self.epoch_high), strict=True)):
