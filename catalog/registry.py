@@ -14,7 +14,7 @@ from golden.plugins import registry_loader
 from golden.policies.base import Policy, get_policy
 from golden.units.base import UnitModel
 
-__all__ = ["UnitSpec", "register_unit", "get_unit", "unit_names", "policy_for"]
+__all__ = ["UnitSpec", "register_unit", "get_unit", "unit_names", "policy_for", "require_policy"]
 
 
 @dataclass(frozen=True)
@@ -27,19 +27,24 @@ class UnitSpec:
         Unit name (``gpucache cosim --unit NAME``).
     paper : str
         Short name of the paper it comes from (``"tian15"``).
-    policy : str
+    policy : str or None
         Registry name of the golden policy that implements the technique and
-        records the unit's transactions.
-    recorder : str
-        Which of the policy's transaction logs (``Policy.take_transactions`` key) is the unit's.
+        records the unit's transactions; None while the technique's policy is
+        not built: the unit is synthesized and checked against its unit model
+        (``tests/``), but has no whole-workload co-simulation
+        (:func:`require_policy`).
+    recorder : str or None
+        Which of the policy's transaction logs (``Policy.take_transactions`` key) is the unit's
+        (None with no policy).
     rtl : callable
         ``rtl(gpu, policy) -> wiring.Component``: the RTL for ``gpu`` with the
-        policy's parameters (an unattached policy is enough).
+        policy's parameters (an unattached policy is enough; None for a unit without a policy).
     model : callable
         ``model(gpu, policy) -> UnitModel``: the golden unit model with the same
         ports, latency and state; its ``cycle_log`` lays out the recorded transactions.
-    overhead_bits : int
-        The storage overhead the paper reports for one instance of the unit, in bits.
+    overhead_bits : int or None
+        The storage overhead the paper reports for one instance of the unit, in bits
+        (None when the paper gives no bit count, e.g. only an area in mm^2 or a gate count).
     overhead_source : str
         Where the paper says so.
     overhead_memories : tuple of str
@@ -53,11 +58,11 @@ class UnitSpec:
 
     name: str
     paper: str
-    policy: str
-    recorder: str
-    rtl: Callable[[GPUConfig, Policy], wiring.Component]
-    model: Callable[[GPUConfig, Policy], UnitModel]
-    overhead_bits: int
+    policy: str | None
+    recorder: str | None
+    rtl: Callable[[GPUConfig, Policy | None], wiring.Component]
+    model: Callable[[GPUConfig, Policy | None], UnitModel]
+    overhead_bits: int | None
     overhead_source: str
     overhead_memories: tuple[str, ...] = field(default_factory=tuple)
     description: str = ""
@@ -100,8 +105,30 @@ def get_unit(name: str) -> UnitSpec:
     return _REGISTRY[name]
 
 
+def require_policy(spec: UnitSpec) -> str:
+    """The unit's policy name.
+
+    Raises
+    ------
+    InputError
+        If the unit has no golden policy yet (no transactions to co-simulate).
+    """
+    if spec.policy is None:
+        raise InputError(f"unit {spec.name}: no golden policy records its transactions yet ({spec.paper}'s "
+                         "policies are not built); it is synthesized and checked against its unit model, "
+                         "not co-simulated on a workload")
+    return spec.policy
+
+
 def policy_for(spec: UnitSpec, gpu: GPUConfig, **extra) -> Policy:
-    """A new instance of the unit's policy with ``gpu``'s ``policy_params`` for it, plus ``extra``."""
+    """A new instance of the unit's policy with ``gpu``'s ``policy_params`` for it, plus ``extra``.
+
+    Raises
+    ------
+    InputError
+        If the unit has no policy (:func:`require_policy`).
+    """
+    require_policy(spec)
     params = dict(gpu.policy_params.get(spec.policy, {}))
     params.update(extra)
     return get_policy(spec.policy, **params)

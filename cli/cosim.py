@@ -40,8 +40,10 @@ def add_parser(sub) -> None:
 
 
 def cosim(args: argparse.Namespace) -> int:
+    from catalog.registry import get_unit, require_policy
     from tb.cosim import cosim as run_cosim
 
+    require_policy(get_unit(args.unit))  # before the workload is built
     gpu = load_config(args.config)
     wl = registry.build(args.workload, args.scale, args.seed)
     # The bar counts accesses; their total is known only kernel by kernel, so it has none.

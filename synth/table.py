@@ -19,12 +19,13 @@ def synth_units(names: list[str], gpu: GPUConfig, out_dir: str | Path) -> list[S
     reports = []
     for name in names:
         spec = get_unit(name)
-        reports.append(synthesize(spec.rtl(gpu, policy_for(spec, gpu)), Path(out_dir) / name, name=name))
+        policy = policy_for(spec, gpu) if spec.policy is not None else None
+        reports.append(synthesize(spec.rtl(gpu, policy), Path(out_dir) / name, name=name))
     return reports
 
 
-def overhead_bits(report: SynthReport) -> int:
-    """Storage bits of the memories the paper counts as the unit's overhead.
+def overhead_bits(report: SynthReport) -> int | None:
+    """Storage bits of the memories the paper counts as the unit's overhead (None: the paper gives no bits).
 
     Raises
     ------
@@ -32,6 +33,8 @@ def overhead_bits(report: SynthReport) -> int:
         If one of those memories is not in the synthesized unit (renamed or removed).
     """
     spec = get_unit(report.unit)
+    if spec.overhead_bits is None:
+        return None
     missing = [m for m in spec.overhead_memories if m not in report.storage_bits]
     if missing:
         raise ValueError(f"unit {report.unit}: the overhead memories {', '.join(missing)} are not in the "
@@ -47,7 +50,9 @@ def format_area_table(reports: list[SynthReport]) -> str:
     for r in reports:
         spec = get_unit(r.unit)
         ours, paper_bits = overhead_bits(r), spec.overhead_bits
-        lines.append(f"| {r.unit} | {r.total_storage_bits} | {ours} ({ours / 8:g} B) | "
-                     f"{paper_bits} ({paper_bits / 8:g} B) | {r.flip_flops} | {r.nand2_equivalent:.0f} | "
+        ours_text = "—" if ours is None else f"{ours} ({ours / 8:g} B)"
+        paper_text = "—" if paper_bits is None else f"{paper_bits} ({paper_bits / 8:g} B)"
+        lines.append(f"| {r.unit} | {r.total_storage_bits} | {ours_text} | "
+                     f"{paper_text} | {r.flip_flops} | {r.nand2_equivalent:.0f} | "
                      f"{r.depth} | {spec.overhead_source} |")
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from amaranth.lib import wiring
 
-from catalog.registry import UnitSpec, get_unit, policy_for
+from catalog.registry import UnitSpec, get_unit, policy_for, require_policy
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.driver import CHUNK, drive
@@ -186,6 +186,8 @@ def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: st
         Called with the number of accesses after each chunk of a golden run.
     """
     specs = [get_unit(u) for u in units]
+    for spec in specs:
+        require_policy(spec)
     if sim not in SIMULATORS:
         raise InputError(f"--sim must be one of {', '.join(SIMULATORS)}, not {sim!r}")
     if not 0 <= sm < gpu.n_sm:
@@ -239,7 +241,7 @@ def cosim_llc(unit: str, trace: np.ndarray, cores: int, *, name: str = "llc trac
     spec = get_unit(unit)
     if sim not in SIMULATORS:
         raise InputError(f"--sim must be one of {', '.join(SIMULATORS)}, not {sim!r}")
-    policy = get_policy(spec.policy, log_sm=0, log_capacity=3 * chunk, **params)
+    policy = get_policy(require_policy(spec), log_sm=0, log_capacity=3 * chunk, **params)
     t0 = time.perf_counter()
     tx, _ = record_llc_transactions(trace, cores, policy, chunk=chunk, progress=progress)
     return _replay_unit(spec, None, policy, tx, name, sim, build_dir, limit, time.perf_counter() - t0)
