@@ -248,3 +248,26 @@ def test_field_values_and_paths():
 def test_store_never_holds_partial_files(env, first):
     for f in Path(first).rglob("*"):
         assert not f.name.startswith(".") and not f.name.endswith(".tmp"), f
+
+
+@pytest.mark.slow
+def test_builtin_workload_on_the_timing_model(env, tmp_path, capsys):
+    """A built-in workload at two scales, timed: the table's rows are the direct simulate results."""
+    store = tmp_path / "timed"
+    status = main(["sweep", "--workload", "rdgc/2dconv", "--scale", "0.05,0.1",
+                   "--set", "scheduler=gto,lrr", "--store", str(store), "--no-progress",
+                   "--scheduler", env["scheduler"]])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    rows = read_csv(store / "results.csv")
+    assert len(rows) == 4 and all(float(r["ipc"]) > 0 for r in rows)
+    from golden.workloads import registry
+
+    base = load_config("tian15")
+    for row in rows:
+        wl = registry.build("rdgc/2dconv", float(row["scale"]), 0)
+        direct = flatten_result(simulate(wl, base.replace(scheduler=row["scheduler"]), timing="cycle"))
+        assert {k: row[k] for k in ("cycles", "ipc", "l1.hit_rate", "l2.misses")} == \
+            {k: repr(direct[k]) if isinstance(direct[k], float) else str(direct[k])
+             for k in ("cycles", "ipc", "l1.hit_rate", "l2.misses")}
+    assert all((store / "plots" / f"ipc_vs_{d}.png").is_file() for d in ("scale", "scheduler"))
