@@ -136,6 +136,11 @@ def sweep(args: argparse.Namespace) -> int:
     if args.scheduler is not None and (args.workers is not None or args.worker_retries is not None):
         raise InputError("--workers and --worker-retries set up a local cluster; with --scheduler "
                          "the existing cluster decides")
+    from golden.configs.schema import SCHEDULERS
+
+    if args.scheduler in SCHEDULERS:
+        raise InputError(f"--scheduler {args.scheduler}: takes a Dask scheduler's address; the warp "
+                         f"scheduler is a config field: --set scheduler={args.scheduler}")
     spec = _spec(args)
     metrics = _plot_metrics(args, spec)
     code = code_fingerprint()

@@ -211,6 +211,7 @@ def main_with_one_trace(env, store, args, capsys):
     (["--metric", "l1.speed"], "--metric l1.speed: not a metric"),
     (["--scale", "2"], "--scale"),
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers and --worker-retries set up"),
+    (["--scheduler", "gto"], "the warp scheduler is a config field: --set scheduler=gto"),
 ])
 def test_bad_input_is_one_line_naming_the_field(env, tmp_path, capsys, args, message):
     status = main(["sweep", "--trace", env["traces"][0], "--store", str(tmp_path / "s"), *args])
