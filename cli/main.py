@@ -10,6 +10,7 @@ Subcommands (one module each, this file only dispatches)::
     gpucache cosim --unit U --workload W [--sim S] [...]      cli/cosim.py
     gpucache synth --unit U|all [--config C] [--out DIR]      cli/synth.py
     gpucache rd --workload W [--l1 on|off] [--sweep F=V,..]   cli/rd.py
+    gpucache sweep --workload W --set F=V,.. --store DIR      cli/sweep.py
 
 A user's mistake (an :class:`~golden.errors.InputError`, or a bad argument)
 prints one line ``gpucache: error: <message>`` on stderr and exits with
@@ -48,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     from cli import cosim as cosim_cmd
     from cli import rd as rd_cmd
     from cli import run as run_cmd
+    from cli import sweep as sweep_cmd
     from cli import synth as synth_cmd
     from cli import trace as trace_cmd
     from cli import workloads as workloads_cmd
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     cosim_cmd.add_parser(sub)
     synth_cmd.add_parser(sub)
     rd_cmd.add_parser(sub)
+    sweep_cmd.add_parser(sub)
     return parser
 
 

@@ -140,12 +140,18 @@ OUTPUTS = {
     ("trace export", "out"): "dir",
     ("synth", "out"): "dir",
     ("cosim", "build_dir"): "dir",
+    ("sweep", "store"): "dir",
+    ("sweep", "csv"): "file",
+    ("sweep", "parquet"): "file",
+    ("sweep", "plot"): "dir",
 }
 
 
 def _inputs(args: argparse.Namespace) -> list[str]:
     """Files the command reads: an output must not be one of them."""
-    out = [v for v in (getattr(args, "config", None), getattr(args, "trace", None)) if v]
+    out = []
+    for v in (getattr(args, "config", None), getattr(args, "trace", None)):
+        out += v if isinstance(v, list) else [v] if v else []  # sweep: a list of traces
     src = getattr(args, "source", None)
     if src:  # trace convert: the kernel list and every file it names
         listing = Path(src) / "kernelslist.g" if Path(src).is_dir() else Path(src)

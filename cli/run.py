@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from cli.output import (
     format_count,
@@ -25,7 +24,9 @@ from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.configs.schema import SCHEDULERS, GPUConfig
 from golden.errors import InputError
+from golden.policies.base import policy_for
 from golden.trace.interleave import INSTRUCTION_FIELDS
+from golden.trace.io import load_trace
 from golden.trace.model import Workload
 from golden.workloads import registry
 
@@ -96,14 +97,7 @@ def add_parser(sub) -> None:
 
 def load_workload_arg(path: str) -> Workload:
     """A workload from a gpucache ``.npz`` or an Accel-Sim trace (directory or kernelslist.g)."""
-    p = Path(path)
-    if p.is_dir() or p.suffix in (".g", ".traceg"):
-        from golden.trace.accelsim import read_accelsim
-
-        return read_accelsim(p)
-    from golden.trace.io import load_workload
-
-    return load_workload(p)
+    return load_trace(path)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         gpu = gpu.replace(warp_limit=args.warp_limit)
     if args.timing == "none" and gpu.scheduler not in ("lrr", "gto", "oldest"):
         raise InputError(f"--scheduler {gpu.scheduler}: needs the timing model (--timing cycle)")
-    policy = _policy(args.policy, gpu)
+    policy = policy_for(args.policy, gpu)
     if args.trace:
         wl, trace = load_workload_arg(args.trace), args.trace
     else:
@@ -149,22 +143,6 @@ def run(args: argparse.Namespace) -> int:
             **result,
         })
     return 0
-
-
-def _policy(name: str | None, gpu: GPUConfig):
-    """The policy ``name`` with the config's ``policy_params[name]`` (InputError if unknown)."""
-    if name is None:
-        return None
-    from golden.policies.base import get_policy
-
-    params = gpu.policy_params.get(name, {})
-    try:
-        return get_policy(name, **params)
-    except TypeError as e:
-        # A parameter the policy does not take is the config's mistake; other TypeErrors are bugs.
-        if "unexpected keyword argument" not in str(e):
-            raise
-        raise InputError(f"{gpu.name}: policy_params.{name}: {e}") from None
 
 
 def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | None = None,

@@ -70,7 +70,7 @@ fi
 
 # --- 2. the package and its test dependencies --------------------------------
 want=$(sha256sum pyproject.toml | cut -d' ' -f1)
-if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ] || ! "$VENV/bin/python" -c 'import cli.main' 2>/dev/null; then
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ] || ! "$VENV/bin/python" -c 'import cli.main, distributed' 2>/dev/null; then
     say "installing gpucache and its test dependencies into $VENV"
     "$VENV/bin/python" -m pip install -q -e '.[test]'
     echo "$want" >"$STAMP"

@@ -46,6 +46,7 @@ __all__ = [
     "register_policy",
     "get_policy",
     "policy_names",
+    "policy_for",
 ]
 
 
@@ -163,3 +164,30 @@ def get_policy(name: str, **params) -> Policy:
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(_REGISTRY))}"
         raise InputError(f"unknown policy {name!r}{hint}")
     return _REGISTRY[name](**params)
+
+
+def policy_for(name: str | None, gpu: GPUConfig) -> Policy | None:
+    """The policy ``name`` built with the config's ``policy_params[name]`` (None for no policy).
+
+    Parameters
+    ----------
+    name : str or None
+        Registry name, or None for no policy.
+    gpu : GPUConfig
+        The machine whose ``policy_params`` give the policy's parameters.
+
+    Raises
+    ------
+    InputError
+        For an unknown policy, or a parameter the policy does not take.
+    """
+    if name is None:
+        return None
+    params = gpu.policy_params.get(name, {})
+    try:
+        return get_policy(name, **params)
+    except TypeError as e:
+        # A parameter the policy does not take is the config's mistake; other TypeErrors are bugs.
+        if "unexpected keyword argument" not in str(e):
+            raise
+        raise InputError(f"{gpu.name}: policy_params.{name}: {e}") from None

@@ -39,7 +39,7 @@ from golden.errors import InputError
 from golden.files import atomic_write
 from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload
 
-__all__ = ["FORMAT_VERSION", "save_workload", "load_workload", "MAX_ADDRESS", "MAX_WARPS",
+__all__ = ["FORMAT_VERSION", "save_workload", "load_workload", "load_trace", "MAX_ADDRESS", "MAX_WARPS",
            "MAX_KERNELS", "MAX_INSTRUCTIONS_PER_ENTRY", "check_launch"]
 
 #: Version of the file layout above; bump on any incompatible change.
@@ -391,3 +391,19 @@ def _check_rows(where: str, insts: np.ndarray, lanes: np.ndarray, n_ctas: int, w
         if rows.any():
             field = "lanes" if explicit[np.flatnonzero(rows)[0]] else "base"
             bad(field, rows, f"gives an active lane an address outside 0..{MAX_ADDRESS - 1:#x}", lo)
+
+
+def load_trace(path: str | os.PathLike) -> Workload:
+    """A workload from a gpucache ``.npz`` or an Accel-Sim trace (directory or ``kernelslist.g``).
+
+    Raises
+    ------
+    InputError
+        For a missing, unreadable or malformed trace.
+    """
+    p = Path(path)
+    if p.is_dir() or p.suffix in (".g", ".traceg"):
+        from golden.trace.accelsim import read_accelsim
+
+        return read_accelsim(p)
+    return load_workload(p)

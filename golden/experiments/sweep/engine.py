@@ -1,0 +1,169 @@
+"""Running a sweep's points on Dask (``dask.distributed``), filing each result as it finishes.
+
+:func:`run_sweep` skips the points the store already has, submits the
+others to a Dask cluster (a :class:`~distributed.LocalCluster` of worker
+processes with one thread each, or an existing cluster's scheduler) and
+files every result in the store the moment it arrives, in whatever order
+the points finish.
+
+Failures stay per point:
+
+* a point whose simulation raises returns its error (``run_point`` catches
+  it); the sweep goes on and the failure is filed in ``failed/``;
+* a worker process that dies (killed, out of memory) takes its running
+  point with it; Dask's scheduler reruns the point on another worker, up to
+  ``distributed.scheduler.allowed-failures`` times (``worker_retries``
+  here, for a local cluster), after which the point is reported as lost
+  (``KilledWorker``). Points already filed are never touched: only the
+  sweep's own process writes the store.
+
+An existing cluster must have gpucache installed on its workers (they
+import ``golden``), and the same ``GPUCACHE_PLUGINS`` if the sweep uses a
+plugin's policy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from golden.errors import InputError
+from golden.experiments.sweep.grid import Point
+from golden.experiments.sweep.point import run_point
+from golden.experiments.sweep.store import ResultsStore
+
+__all__ = ["SweepOutcome", "run_sweep", "DEFAULT_WORKER_RETRIES"]
+
+#: Times a point is rerun after its worker died (Dask's default ``allowed-failures``).
+DEFAULT_WORKER_RETRIES = 3
+
+
+@dataclass
+class SweepOutcome:
+    """What a sweep did.
+
+    Members
+    -------
+    ran : list of str
+        Keys of the points run and filed by this sweep.
+    skipped : list of str
+        Keys of the points the store already had.
+    failed : list of (Point, str)
+        Points that failed, with a one-line reason, in grid order.
+    seconds : float
+        Wall time of the sweep.
+    """
+
+    ran: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[tuple[Point, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@contextlib.contextmanager
+def _client(scheduler: str | None, workers: int, worker_retries: int):
+    import dask
+    from distributed import Client, LocalCluster
+
+    # The scheduler and nannies log every worker death as a warning; the sweep reports them per point.
+    quiet = [logging.getLogger(n) for n in ("distributed", "distributed.nanny", "distributed.scheduler")]
+    levels = [lg.level for lg in quiet]
+    for lg in quiet:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries}):
+            if scheduler is not None:
+                try:
+                    client = Client(scheduler, timeout="20s")
+                except (OSError, TimeoutError, ValueError) as e:
+                    raise InputError(f"--scheduler {scheduler}: cannot connect ({e})") from None
+                with client:
+                    yield client
+            else:
+                with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0", silence_logs=logging.CRITICAL) as cluster, \
+                        Client(cluster) as client:
+                    yield client
+    finally:
+        for lg, level in zip(quiet, levels, strict=True):
+            lg.setLevel(level)
+
+
+def _reason(exc: BaseException) -> str:
+    from distributed import KilledWorker
+
+    if isinstance(exc, KilledWorker):
+        return "lost: its worker died on every try (KilledWorker)"
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+def run_sweep(points: Sequence[Point], store: ResultsStore, *, scheduler: str | None = None,
+              workers: int = 2, worker_retries: int = DEFAULT_WORKER_RETRIES,
+              on_result: Callable[[Point, bool], None] | None = None, meta: dict | None = None
+              ) -> SweepOutcome:
+    """Run every point the store does not have yet; file each result as it arrives.
+
+    Parameters
+    ----------
+    points : sequence of Point
+        The grid (:func:`golden.experiments.sweep.grid.build_grid`).
+    store : ResultsStore
+        Where finished points are, and go.
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://host:8786``); default: a local cluster.
+    workers : int
+        Worker processes of the local cluster (one thread each).
+    worker_retries : int
+        Reruns of a point whose worker died, for the local cluster.
+    on_result : callable, optional
+        Called with each point run by this sweep and whether it succeeded (a progress bar).
+    meta : dict, optional
+        Extra fields of every record filed (the gpucache version, the code fingerprint).
+
+    Returns
+    -------
+    SweepOutcome
+
+    Raises
+    ------
+    InputError
+        When ``scheduler`` cannot be reached.
+    """
+    t0 = time.perf_counter()
+    out = SweepOutcome()
+    todo = []
+    for p in points:
+        if store.done(p.key):
+            out.skipped.append(p.key)
+        else:
+            todo.append(p)
+    if todo:
+        by_key = {f"gpucache-sweep-{p.key}": p for p in todo}
+        failed: dict[str, str] = {}
+        with _client(scheduler, workers, worker_retries) as client:
+            from distributed import as_completed
+
+            futures = client.map(run_point, [p.task for p in todo], key=list(by_key), pure=False)
+            for fut in as_completed(futures):
+                p = by_key[fut.key]
+                if fut.status == "error":
+                    result = {"ok": False, "error": _reason(fut.exception()), "traceback": ""}
+                else:
+                    result = fut.result()
+                fut.release()
+                if result["ok"]:
+                    store.put({"key": p.key, "params": p.params, "metrics": result["metrics"],
+                               "seconds": result["seconds"], "task": p.task, **(meta or {})})
+                    out.ran.append(p.key)
+                else:
+                    store.fail({"key": p.key, "params": p.params, "error": result["error"],
+                                "traceback": result["traceback"], "task": p.task, **(meta or {})})
+                    failed[p.key] = result["error"]
+                if on_result is not None:
+                    on_result(p, result["ok"])
+        out.failed = [(p, failed[p.key]) for p in todo if p.key in failed]
+    out.seconds = time.perf_counter() - t0
+    return out

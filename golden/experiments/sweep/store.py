@@ -1,0 +1,119 @@
+"""The results store: a directory with one JSON file per finished sweep point.
+
+Layout::
+
+    STORE/store.json             {"format": "gpucache-sweep-store", "version": 1}
+    STORE/points/<key>.json      a finished point: key, params, metrics, task, seconds, versions
+    STORE/failed/<key>.json      the last failure of a point: key, params, error, traceback
+
+Every file is written atomically (:func:`golden.files.atomic_write`: a
+temporary file renamed over the final name), by the process that runs the
+sweep, as each point finishes; a worker never writes to the store, so a
+worker killed mid-point cannot leave anything behind, and a sweep killed
+at any moment leaves only whole files. A point is done when its
+``points/`` file exists and reads back with its own key; any other file
+there (a stray, a file damaged by hand) is ignored, counted, and its point
+runs again. A failure file never counts as done: a rerun tries the point
+again and removes the file when it succeeds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from golden.errors import InputError
+from golden.files import atomic_write
+
+__all__ = ["ResultsStore", "STORE_FORMAT"]
+
+#: The store's marker file content.
+STORE_FORMAT = {"format": "gpucache-sweep-store", "version": 1}
+
+
+def _write_json(path: Path, data: dict) -> None:
+    def write(tmp: str) -> None:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, allow_nan=True)  # key order kept: the table's columns
+            f.write("\n")
+
+    atomic_write(path, write)
+
+
+class ResultsStore:
+    """A sweep's results directory (see the module docstring).
+
+    Parameters
+    ----------
+    path : path-like
+        The directory: created when missing; an existing one must be a store or empty.
+
+    Raises
+    ------
+    InputError
+        ``--store PATH: ...`` when it is not a directory, cannot be read or written, is a
+        non-empty directory that is not a store, or holds a store of another format.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        self.damaged: list[str] = []
+        self._done: dict[str, dict] = {}
+        where = f"--store {os.fspath(path)}"
+        marker = self.path / "store.json"
+        try:
+            if self.path.exists() and not self.path.is_dir():
+                raise InputError(f"{where}: not a directory")
+            self.path.mkdir(parents=True, exist_ok=True)
+            if marker.exists():
+                try:
+                    found = json.loads(marker.read_text(encoding="utf-8"))
+                except (ValueError, UnicodeDecodeError):
+                    found = None
+                if found != STORE_FORMAT:
+                    raise InputError(f"{where}: store.json is not a gpucache sweep store of version "
+                                     f"{STORE_FORMAT['version']}")
+            elif any(self.path.iterdir()):
+                raise InputError(f"{where}: a non-empty directory that is not a sweep store (no store.json)")
+            else:
+                _write_json(marker, STORE_FORMAT)
+            for sub in ("points", "failed"):
+                (self.path / sub).mkdir(exist_ok=True)
+            self._read()
+            if not os.access(self.path / "points", os.W_OK | os.X_OK):
+                raise InputError(f"{where}: cannot write to it")
+        except OSError as e:
+            raise InputError(f"{where}: cannot use it ({e.strerror or e})") from None
+
+    def _read(self) -> None:
+        for f in sorted((self.path / "points").glob("*.json")):
+            key = f.stem
+            try:
+                record = json.loads(f.read_text(encoding="utf-8"))
+                if not isinstance(record, dict) or record.get("key") != key or \
+                        not all(isinstance(record.get(k), dict) for k in ("metrics", "params")):
+                    raise ValueError("not a point record")
+            except (ValueError, UnicodeDecodeError):
+                self.damaged.append(f.name)
+                continue
+            self._done[key] = record
+
+    def done(self, key: str) -> bool:
+        """Whether the point ``key`` has a result in the store."""
+        return key in self._done
+
+    def get(self, key: str) -> dict:
+        """The record of a finished point (``KeyError`` if it has none)."""
+        return self._done[key]
+
+    def put(self, record: dict) -> None:
+        """File a finished point's record (with ``key``, ``params``, ``metrics``) atomically."""
+        key = record["key"]
+        _write_json(self.path / "points" / f"{key}.json", record)
+        self._done[key] = record
+        (self.path / "failed" / f"{key}.json").unlink(missing_ok=True)
+
+    def fail(self, record: dict) -> None:
+        """File a point's failure (with ``key``, ``params``, ``error``) atomically."""
+        _write_json(self.path / "failed" / f"{record['key']}.json", record)
