@@ -49,6 +49,10 @@ class UnitSpec:
         silently missing bits.
     description : str
         One line: what the unit is.
+    record : callable, optional
+        ``record(workload, gpu, policy, progress) -> (transactions, stats)``: how the unit's
+        transactions are recorded when the interleaver's run (``tb.cosim.record_transactions``,
+        the default) is not the place, e.g. units fed by the timing model's monitors.
     """
 
     name: str
@@ -61,6 +65,7 @@ class UnitSpec:
     overhead_source: str
     overhead_memories: tuple[str, ...] = field(default_factory=tuple)
     description: str = ""
+    record: Callable | None = None
 
 
 _REGISTRY: dict[str, UnitSpec] = {}

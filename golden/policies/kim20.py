@@ -12,7 +12,9 @@ counters' saturation (:func:`golden.units.mrmu.saturated`); the policy therefore
 ``timing="cycle"``. Under the interleaver (``timing="none"``) no window ever closes and the L1 is
 always used (``stats()["timed"]`` is 0).
 
-The mode of a load is the mode when its lookup misses (``on_miss``); the flag travels with the
+The policy applies a window's decision at the SM's first load lookup (hit or miss) after the
+window; the unit decides at the window's last cycle from the same counts, and co-simulation checks
+the two agree. The mode of a load is the mode when its lookup misses (``on_miss``); the flag travels with the
 fill request, so a load issued while sampling allocates even when its data returns in B mode,
 and a load merged into a bypassing MSHR entry shares its bypass. Lines cached before B mode stay
 and keep serving hits.
@@ -44,7 +46,7 @@ __all__ = ["Kim20State", "DECISION_DTYPE", "Kim20TwoLevel", "Kim20MissRate", "Ki
 DEFAULTS = {"threshold_l": round((0.046 + 0.68) / 2, 3), "threshold_h": round((0.73 + 0.95) / 2, 3),
             "threshold_w": round((0.46 + 0.84) / 2, 3)}
 
-#: One BDU decision of the logged SM: kernel, cycle the policy applied it (its first load miss after
+#: One BDU decision of the logged SM: kernel, cycle the policy applied it (its first load lookup after
 #: the window), the saturated counts, the mode (1 B, 0 C).
 DECISION_DTYPE = np.dtype([("kernel", "<i8"), ("cycle", "<i8"), ("first_cta", "<i8"), ("accesses", "<i8"),
                            ("misses", "<i8"), ("occupancy", "<i8"), ("mode", "<i8")])
@@ -102,6 +104,13 @@ def kim20_on_miss(ps, a):
         return 1
     ps.stats[S_CACHED] += 1
     return 0
+
+
+@nb.njit(cache=True, nogil=True)
+def kim20_on_hit(ps, a):
+    """A load hit: the SM's mode is decided when due (for the statistics and the decision log)."""
+    if a.op == LOAD:
+        sm_mode(ps, a.c, a.kernel, a.cycle)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -176,7 +185,8 @@ class Kim20TwoLevel(Policy):
         self._state = Kim20State(**mon, kern=np.full(n, -1, np.int64), mode=np.full(n, -1, np.int64),
                                  params=params, stats=np.zeros(4, np.int64) if old is None else old.stats,
                                  tx=self._rec.log, tx_count=self._rec.count)
-        return make_hooks(self._state, on_miss=kim20_on_miss, on_response=kim20_on_response)
+        return make_hooks(self._state, on_hit=kim20_on_hit, on_miss=kim20_on_miss,
+                          on_response=kim20_on_response)
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
         if level != "l1":

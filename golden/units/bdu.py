@@ -135,7 +135,8 @@ class Bdu(UnitModel):
         self.left = 0
         self.mode = C_MODE
 
-    def step(self, *, start: int = 0, accesses: int = 0, miss_count: int = 0, occupancy: int = 0) -> dict[str, int]:
+    def step(self, *, start: int = 0, accesses: int = 0, miss_count: int = 0,
+             occupancy: int = 0) -> dict[str, int]:
         out = {"sampling": self.sampling, "bypass": int(self.mode == B_MODE and not self.sampling)}
         if start or self.sampling:
             left = self.p.window - 1 if start else self.left - 1

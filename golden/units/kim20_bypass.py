@@ -28,13 +28,54 @@ from golden.units.bdu import Bdu, BduParams
 from golden.units.mrmu import Mrmu
 from golden.units.womu import Womu
 
-__all__ = ["TwoLevelBypass", "TRANSACTION_DTYPE", "EV_READY", "EV_LOAD", "EV_START"]
+__all__ = ["TwoLevelBypass", "TRANSACTION_DTYPE", "EV_READY", "EV_LOAD", "EV_START", "EV_DECISION",
+           "monitor_transactions"]
 
 #: One monitor event of the logged SM: at ``cycle``, ``kind`` EV_READY (``value`` = warps able to
 #: issue from this cycle on), EV_LOAD (a load's lookup; ``value`` 1 if it counts as a miss) or
-#: EV_START (the first CTA of a kernel).
+#: EV_START (the first CTA of a kernel); EV_DECISION: the golden policy's mode (``value``, 1 B) for
+#: the window that started at ``cycle``, which :meth:`TwoLevelBypass.cycle_log` checks the unit gives.
 TRANSACTION_DTYPE = np.dtype([("cycle", "<i8"), ("kind", "u1"), ("value", "<i8")])
-EV_READY, EV_LOAD, EV_START = 0, 1, 2
+EV_READY, EV_LOAD, EV_START, EV_DECISION = 0, 1, 2, 3
+
+# Outcomes of the timing model's per-access log (golden.gpu.core): hit, miss, merge, sector miss,
+# then the SM events.
+_HIT, _MISS, _MERGE, _SECTOR_MISS, _READY, _FIRST_CTA = 1, 2, 3, 4, 5, 6
+_LOAD = 1
+
+
+def monitor_transactions(events: np.ndarray, sm: int, *, merged_misses: bool = False,
+                         decisions: np.ndarray | None = None) -> np.ndarray:
+    """SM ``sm``'s monitor events from the timing model's event log, as :data:`TRANSACTION_DTYPE` rows.
+
+    Parameters
+    ----------
+    events : numpy.ndarray
+        ``TimingModel.event_log()`` rows: (cycle, sm, line, op, outcome).
+    sm : int
+        The SM whose unit is logged.
+    merged_misses : bool
+        MSHR merges count as misses (the policy's choice).
+    decisions : numpy.ndarray, optional
+        The policy's decisions (``golden.policies.kim20.DECISION_DTYPE``) for the SM, added as
+        EV_DECISION rows.
+    """
+    ev = events[events[:, 1] == sm]
+    out = ev[:, 4]
+    load = (ev[:, 3] == _LOAD) & (out >= _HIT) & (out <= _SECTOR_MISS)
+    keep = load | (out == _READY) | (out == _FIRST_CTA)
+    ev, out, load = ev[keep], out[keep], load[keep]
+    n_dec = 0 if decisions is None else len(decisions)
+    tx = np.zeros(len(ev) + n_dec, TRANSACTION_DTYPE)
+    tx["cycle"][:len(ev)] = ev[:, 0]
+    tx["kind"][:len(ev)] = np.where(load, EV_LOAD, np.where(out == _READY, EV_READY, EV_START))
+    miss = (out == _MISS) | (out == _SECTOR_MISS) | ((out == _MERGE) & merged_misses)
+    tx["value"][:len(ev)] = np.where(load, miss, np.where(out == _READY, ev[:, 2], 0))
+    if n_dec:
+        tx["cycle"][len(ev):] = decisions["first_cta"]
+        tx["kind"][len(ev):] = EV_DECISION
+        tx["value"][len(ev):] = decisions["mode"]
+    return tx
 
 
 class TwoLevelBypass(UnitModel):
@@ -126,4 +167,16 @@ class TwoLevelBypass(UnitModel):
             out = self.step(**{n: c[i] for n, c in zip(names, cols, strict=True)})
             sampling[i] = out["sampling"]
             bypass[i] = out["bypass"]
+        self._check_decisions(tx[tx["kind"] == EV_DECISION], log)
         return log
+
+    def _check_decisions(self, decisions: np.ndarray, log: np.ndarray) -> None:
+        """The golden policy's modes are the unit's: the row after each decided window shows it."""
+        for start, mode in zip(decisions["cycle"].tolist(), decisions["value"].tolist(), strict=True):
+            row = np.searchsorted(log["ctx_cycle"], start + self.p.window)
+            if row >= len(log) or log["ctx_cycle"][row] != start + self.p.window:
+                raise ValueError(f"the policy decided the window of cycle {start}, which the log does not "
+                                 "close")
+            if int(log["exp_bypass"][row]) != mode:
+                raise ValueError(f"the policy's mode {mode} for the window of cycle {start} is not the unit "
+                                 f"model's {int(log['exp_bypass'][row])}")

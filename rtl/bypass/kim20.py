@@ -178,7 +178,8 @@ class TwoLevelBypass(wiring.Component):
         m.d.comb += [
             mrmu.clear.eq(self.start), mrmu.en.eq(en), mrmu.loads.eq(self.loads), mrmu.misses.eq(self.misses),
             womu.clear.eq(self.start), womu.en.eq(en), womu.ready.eq(self.ready),
-            bdu.start.eq(self.start), bdu.accesses.eq(mrmu.next_accesses), bdu.miss_count.eq(mrmu.next_misses),
+            bdu.start.eq(self.start), bdu.accesses.eq(mrmu.next_accesses),
+            bdu.miss_count.eq(mrmu.next_misses),
             bdu.occupancy.eq(womu.next_total),
             self.sampling.eq(bdu.sampling), self.bypass.eq(bdu.bypass),
         ]
