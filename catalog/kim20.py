@@ -77,7 +77,7 @@ register_unit(UnitSpec(
     model=_model,
     overhead_bits=2 * COUNTER_BITS + 5,
     overhead_source="kim20 Sec. 3: 2 x 13-bit access and miss counters and 5 bits of warp occupancy per SM",
-    overhead_memories=(),
+    overhead_in_flip_flops=True,
     description="per-SM MRMU (2 x 13-bit counters), WOMU (occupancy sum over the window), BDU "
                 "(window timer, C/B mode, threshold comparators)",
     record=record_timed))

@@ -24,7 +24,8 @@ def synth_units(names: list[str], gpu: GPUConfig, out_dir: str | Path) -> list[S
 
 
 def overhead_bits(report: SynthReport) -> int:
-    """Storage bits of the memories the paper counts as the unit's overhead.
+    """Storage bits of the memories the paper counts as the unit's overhead (its flip-flops for a
+    unit without memories, ``UnitSpec.overhead_in_flip_flops``).
 
     Raises
     ------
@@ -32,6 +33,8 @@ def overhead_bits(report: SynthReport) -> int:
         If one of those memories is not in the synthesized unit (renamed or removed).
     """
     spec = get_unit(report.unit)
+    if spec.overhead_in_flip_flops:
+        return report.flip_flops
     missing = [m for m in spec.overhead_memories if m not in report.storage_bits]
     if missing:
         raise ValueError(f"unit {report.unit}: the overhead memories {', '.join(missing)} are not in the "

@@ -58,9 +58,8 @@ def kernels() -> Workload:
 def runs():
     g, wl = tiny_gpu(), kernels()
     out = {}
-    for name in ("baseline", "kim20-two-level", "kim20-l1-off", "kim20-miss-rate:0.9"):
-        pol = None if name == "baseline" else get_policy(name, **PARAMS)
-        out[name] = simulate(wl, g, pol, timing="cycle")
+    for name in ("kim20-two-level", "kim20-l1-off", "kim20-miss-rate:0.9"):
+        out[name] = simulate(wl, g, get_policy(name, **PARAMS), timing="cycle")
     return out
 
 
@@ -77,7 +76,7 @@ def test_modes_per_kernel(recorded):
     _, _, _, tx = recorded
     assert tx["bdu"]["mode"].tolist() == [1, 0, 1]  # stream: B, loop: C, half (one warp): B
     acc, miss = tx["bdu"]["accesses"], tx["bdu"]["misses"]
-    assert miss[0] == acc[0] and miss[1] < 0.1 * acc[1] and 0.3 < miss[2] / acc[2] < 0.7
+    assert miss[0] == acc[0] and miss[1] < 0.25 * acc[1] and 0.3 < miss[2] / acc[2] < 0.7
 
 
 def test_policies_bypass_as_decided(runs):
@@ -88,8 +87,7 @@ def test_policies_bypass_as_decided(runs):
     assert off["policy_stats"]["load_misses_cached"] == 0 and off["policy_stats"]["decisions_b"] == 0
     # Miss-rate only at 0.9: the half-missing kernel stays cached.
     assert runs["kim20-miss-rate:0.9"]["policy_stats"]["decisions_b"] == 2
-    base = runs["baseline"]["timing"]["l1"]["hits"]
-    assert off["timing"]["l1"]["hits"] < base
+    assert off["timing"]["l1"]["hits"] == 0 < runs["kim20-two-level"]["timing"]["l1"]["hits"]
 
 
 def test_bad_parameters_name_the_field():
@@ -130,3 +128,16 @@ def test_storage_and_units():
     assert p.storage_bits(tiny_gpu()) == {"l1.mrmu": 26, "l1.womu": 16, "l1.bdu": 15}
     assert p.units() == ("kim20_bypass",) and get_policy("kim20-l1-off").units() == ()
     assert np.isclose(get_policy("kim20-miss-rate", k=0.7).k, 0.7)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["kim20/adi", "kim20/bt", "kim20/cf", "kim20/jcb1d", "kim20/lud", "kim20/ms",
+                                  "kim20/nw", "kim20/pf", "kim20/shfl", "kim20/spmv", "kim20/sqn", "kim20/stc"])
+def test_whole_workload_verilator(name, tmp_path):
+    """A whole kim20 workload at the paper's size on the kim20 GPU: SM 0's unit log through Verilator."""
+    from golden.configs.presets import preset
+    from golden.workloads import registry
+
+    (r,) = cosim_units(["kim20_bypass"], registry.build(name, 1.0), preset("kim20"), sim="verilator",
+                       build_dir=tmp_path)
+    assert r.ok and r.rows == r.log_rows > 0, r.mismatch
