@@ -40,7 +40,8 @@ def add_parser(sub) -> None:
     p.add_argument("--workloads", nargs="+", metavar="NAME", help="only these workloads of the suite")
     p.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS), metavar="CONFIG",
                    help=f"configurations to run (default all: {', '.join(CONFIGS)})")
-    p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
+    p.add_argument("--config", default=None, metavar="PRESET|FILE",
+                   help="machine (default: the suite's preset, tian15 or kim20)")
     p.add_argument("--scale", type=scale, default=None,
                    help="input size relative to the paper's (default 1; drp16: 1/16, the LLC too)")
     p.add_argument("--timing", choices=("none", "cycle"), default=None,
@@ -71,6 +72,8 @@ def compare(args: argparse.Namespace) -> int:
 
     if args.timing is None:
         args.timing = "cycle" if args.suite == "kim20" else "none"
+    if args.config is None:
+        args.config = "kim20" if args.suite == "kim20" else "tian15"
     if args.vary and args.suite != "kim20":
         raise InputError("--vary applies to --suite kim20 only")
     if args.suite == "kim20":

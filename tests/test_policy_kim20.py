@@ -131,8 +131,8 @@ def test_storage_and_units():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["kim20/adi", "kim20/bt", "kim20/cf", "kim20/jcb1d", "kim20/lud", "kim20/ms",
-                                  "kim20/nw", "kim20/pf", "kim20/shfl", "kim20/spmv", "kim20/sqn", "kim20/stc"])
+@pytest.mark.parametrize("name", [f"kim20/{w}" for w in ("adi", "bt", "cf", "jcb1d", "lud", "ms", "nw", "pf",
+                                                        "shfl", "spmv", "sqn", "stc")])
 def test_whole_workload_verilator(name, tmp_path):
     """A whole kim20 workload at the paper's size on the kim20 GPU: SM 0's unit log through Verilator."""
     from golden.configs.presets import preset
