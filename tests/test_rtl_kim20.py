@@ -32,10 +32,10 @@ def random_inputs(rng, *, warps=8, ports=2, p_start=0.02, p_miss=0.5, p_load=0.6
     return gen
 
 
-@pytest.mark.parametrize("seed, p_miss", [(0, 0.5), (1, 0.4), (2, 0.9), (3, 0.6)])
+@pytest.mark.parametrize("seed, p_miss", [(0, 0.5), (2, 0.9), (3, 0.6)])
 def test_random_stimulus(seed, p_miss):
     rng = np.random.default_rng(seed)
-    log = record(golden(), 1500, random_inputs(rng, p_miss=p_miss, p_start=0.03))
+    log = record(golden(), 1000, random_inputs(rng, p_miss=p_miss, p_start=0.03))
     assert log["exp_bypass"].any() and log["exp_sampling"].any()
     r = replay_amaranth(rtl(), log)
     assert r.ok, r.mismatch
