@@ -238,18 +238,17 @@ register_policy(Kim20TwoLevel)
 @register_policy
 class Kim20MissRate(Kim20TwoLevel):
     """Miss-rate-only bypassing with a fixed threshold ``k`` (kim20 Fig. 3): B mode when the sampled
-    miss rate exceeds ``k``. ``spec`` is the ``K`` of the name ``kim20-miss-rate:K``."""
+    miss rate exceeds ``k`` (default 0.9, Fig. 3's best on average). ``spec`` is the ``K`` of the name
+    ``kim20-miss-rate:K``."""
 
     name = "kim20-miss-rate"
 
-    def __init__(self, *, k: float | None = None, spec: str | None = None, **params) -> None:
+    def __init__(self, *, k: float = 0.9, spec: str | None = None, **params) -> None:
         if spec is not None:
             try:
                 k = float(spec)
             except ValueError:
                 raise ValueError(f"k: kim20-miss-rate:K needs a number K, not {spec!r}") from None
-        if k is None:
-            raise ValueError("k: kim20-miss-rate needs a threshold (kim20-miss-rate:0.9 or k = 0.9)")
         super().__init__(threshold_l=k, threshold_h=k, threshold_w=0.0, **params)
         self.k = k
 
