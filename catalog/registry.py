@@ -54,6 +54,13 @@ class UnitSpec:
         silently missing bits.
     description : str
         One line: what the unit is.
+    overhead_in_flip_flops : bool
+        The unit's overhead is its flip-flops (registers and counters, no memories): the area
+        table sets all of them beside the paper's bits.
+    record : callable, optional
+        ``record(workload, gpu, policy, progress) -> (transactions, stats)``: how the unit's
+        transactions are recorded when the interleaver's run (``tb.cosim.record_transactions``,
+        the default) is not the place, e.g. units fed by the timing model's monitors.
     """
 
     name: str
@@ -66,6 +73,8 @@ class UnitSpec:
     overhead_source: str
     overhead_memories: tuple[str, ...] = field(default_factory=tuple)
     description: str = ""
+    overhead_in_flip_flops: bool = False
+    record: Callable | None = None
 
 
 _REGISTRY: dict[str, UnitSpec] = {}

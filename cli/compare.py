@@ -40,17 +40,22 @@ def add_parser(sub) -> None:
     p.add_argument("--workloads", nargs="+", metavar="NAME", help="only these workloads of the suite")
     p.add_argument("--configs", nargs="+", choices=CONFIGS, default=list(CONFIGS), metavar="CONFIG",
                    help=f"configurations to run (default all: {', '.join(CONFIGS)})")
-    p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
+    p.add_argument("--config", default=None, metavar="PRESET|FILE",
+                   help="machine (default: the suite's preset, tian15 or kim20)")
     p.add_argument("--scale", type=scale, default=None,
                    help="input size relative to the paper's (default 1; drp16: 1/16, the LLC too)")
-    p.add_argument("--timing", choices=("none", "cycle"), default="none",
-                   help="none: the interleaver's order, all metrics (default); cycle: the timing model, "
-                        "speedups (Fig. 9) and misses (Fig. 8); not for drp16")
+    p.add_argument("--timing", choices=("none", "cycle"), default=None,
+                   help="none: the interleaver's order, all metrics (default, tian15); cycle: the timing "
+                        "model, speedups (Fig. 9) and misses (Fig. 8); kim20 needs (and defaults to) cycle; "
+                        "not for drp16")
     p.add_argument("--cores", type=int, nargs="+", metavar="N",
                    help="drp16: configurations to run, 1, 2 and/or 4 CPU cores (default all)")
     p.add_argument("--mixes", nargs="+", metavar="MIX", help="drp16: only these Table 3 mixes (S1 .. Q18)")
     p.add_argument("--policies", nargs="+", metavar="POLICY",
                    help="drp16: only these policies (default every registered drp16- policy)")
+    p.add_argument("--vary", metavar="FIELD=V1,V2,...",
+                   help="kim20: also run two-level bypassing with one parameter at each value (threshold_l, "
+                        "threshold_h, threshold_w, window, min_accesses)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -63,8 +68,21 @@ def _fmt(v) -> str:
 
 
 def compare(args: argparse.Namespace) -> int:
-    from golden.experiments.tian15 import PAPER, compare_workload, storage_overheads, suite_average
+    from golden.experiments.tian15 import CONFIGS, PAPER, compare_workload, storage_overheads, suite_average
 
+    if args.timing is None:
+        args.timing = "cycle" if args.suite == "kim20" else "none"
+    if args.config is None:
+        args.config = "kim20" if args.suite == "kim20" else "tian15"
+    if args.vary and args.suite != "kim20":
+        raise InputError("--vary applies to --suite kim20 only")
+    if args.suite == "kim20":
+        from cli.compare_kim20 import compare_kim20
+
+        if args.configs != list(CONFIGS) or args.cores or args.mixes or args.policies:
+            raise InputError("--configs, --cores, --mixes and --policies do not apply to --suite kim20 "
+                             "(it runs no-bypass, L1 off, miss-rate k = 0.6 .. 0.9 and two-level)")
+        return compare_kim20(args)
     if args.suite == "drp16":
         from cli.compare_drp16 import compare_drp16
 

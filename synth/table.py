@@ -25,7 +25,10 @@ def synth_units(names: list[str], gpu: GPUConfig, out_dir: str | Path) -> list[S
 
 
 def overhead_bits(report: SynthReport) -> int | None:
-    """Storage bits of the memories the paper counts as the unit's overhead (None: the paper gives no bits).
+    """Storage bits of the memories the paper counts as the unit's overhead.
+
+    Its flip-flops for a unit without memories (``UnitSpec.overhead_in_flip_flops``); None when
+    the paper gives no bits.
 
     Raises
     ------
@@ -35,6 +38,8 @@ def overhead_bits(report: SynthReport) -> int | None:
     spec = get_unit(report.unit)
     if spec.overhead_bits is None:
         return None
+    if spec.overhead_in_flip_flops:
+        return report.flip_flops
     missing = [m for m in spec.overhead_memories if m not in report.storage_bits]
     if missing:
         raise ValueError(f"unit {report.unit}: the overhead memories {', '.join(missing)} are not in the "

@@ -198,7 +198,7 @@ def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: st
         if spec.policy not in recorded:
             policy = policy_for(spec, gpu, log_sm=sm, log_capacity=2 * CHUNK)
             t0 = time.perf_counter()
-            tx, _ = record_transactions(workload, gpu, policy, progress)
+            tx, _ = (spec.record or record_transactions)(workload, gpu, policy, progress)
             recorded[spec.policy] = (policy, tx, time.perf_counter() - t0)
         policy, tx, record_seconds = recorded[spec.policy]
         results.append(_replay_unit(spec, gpu, policy, tx, workload, sim, build_dir, limit, record_seconds))

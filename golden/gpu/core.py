@@ -92,7 +92,8 @@ __all__ = ["step_function"]
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
- M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE,) = range(19)
+ M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
+ M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES,) = range(26)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE,) = range(8)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
@@ -102,7 +103,7 @@ __all__ = ["step_function"]
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
 
-assert [len(v) for v in layout.TABLES.values()] == [18, 4, 19, 8, 16, 3, 6, 7, 3, 1]
+assert [len(v) for v in layout.TABLES.values()] == [18, 4, 26, 8, 16, 3, 6, 7, 3, 1]
 
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
@@ -120,7 +121,10 @@ WRITE_EVICT = engine.WRITE_EVICT
 MEMORY = engine.MEMORY
 # Series columns: cycle, instructions, resident warps, l1 accesses, l1 hits.
 N_SERIES = 5
-# Access-log columns: cycle, sm, line, op, outcome (1 hit, 2 miss, 3 merge, 4 sector miss).
+# Access-log columns: cycle, sm, line, op, outcome (1 hit, 2 miss, 3 merge, 4 sector miss); and the
+# SM events of the occupancy monitor: outcome 5 (``line`` = the SM's warps able to issue from this
+# cycle on), outcome 6 (the SM's first CTA of the kernel: its sampling window starts).
+LOG_READY, LOG_FIRST_CTA = 5, 6
 N_LOG = 5
 
 
@@ -409,6 +413,39 @@ def _load_done(K, S, gslot, t):
         _retire(K, S, gslot)
 
 
+def _window_end(S, sm):
+    """First cycle after ``sm``'s sampling window (-1 before its first CTA or without a window)."""
+    if S.sm[M_CTL_FIRST_CTA, sm] < 0 or S.sm[M_CTL_WINDOW, sm] <= 0:
+        return np.int64(-1)
+    return S.sm[M_CTL_FIRST_CTA, sm] + S.sm[M_CTL_WINDOW, sm]
+
+
+def _window_load(S, sm, t, miss, merge):
+    """Count a load's L1 lookup at cycle ``t`` in ``sm``'s sampling window (``docs/timing.md``)."""
+    if t < _window_end(S, sm):
+        S.sm[M_CTL_WIN_LOADS, sm] += 1
+        S.sm[M_CTL_WIN_MISSES, sm] += miss
+        S.sm[M_CTL_WIN_MERGES, sm] += merge
+
+
+def _window_cycles(S, sm, first, n):
+    """Add the warps able to issue in cycles ``first .. first + n - 1`` that fall in ``sm``'s window."""
+    end = _window_end(S, sm)
+    if end < 0:
+        return
+    lo = max(first, S.sm[M_CTL_FIRST_CTA, sm])
+    hi = min(first + n, end)
+    if hi > lo:
+        S.sm[M_CTL_WIN_READY, sm] += (hi - lo) * S.sm[M_CTL_READY, sm]
+
+
+def _set_ready(K, S, sm, delta):
+    """The count of ``sm``'s warps able to issue changes by ``delta`` (logged when logging)."""
+    S.sm[M_CTL_READY, sm] += delta
+    if K[K_LOG_CAP] > 0:
+        _log(K, S, sm, S.sm[M_CTL_READY, sm], np.int64(0), np.int64(LOG_READY))
+
+
 def _log(K, S, sm, line, op, outcome):
     n = S.sc[S_LOG_N]
     if n < K[K_LOG_CAP]:
@@ -474,6 +511,8 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         S.c[C_L1_ACC] += 1
         S.sc[S_ACCESSES] += 1
         _log(K, S, sm, line, op, np.int64(1 if way >= 0 else 2))
+        if is_load:
+            _window_load(S, sm, t, np.int64(way < 0), np.int64(0))
         if op != STORE:
             _event(S, t + K[K_FIXED_LAT], EV_HIT, g)
         return True
@@ -485,6 +524,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         S.sc[S_ACCESSES] += 1
         _hit(buf, p, h1, h2, h3, 0, a, sid, base, True)
         _log(K, S, sm, line, op, np.int64(1))
+        _window_load(S, sm, t, np.int64(0), np.int64(0))
         _event(S, t + K[K_L1_LAT], EV_HIT, g)
         return True
     off = sm * S.l1_map_size
@@ -508,6 +548,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             S.wt[Q_WT_NEXT, S.e[E_E_TAIL, e]] = w
             S.e[E_E_TAIL, e] = w
             _log(K, S, sm, line, op, np.int64(3))
+            _window_load(S, sm, t, np.int64(0), np.int64(1))
             return True
         if S.sm[M_L1_META, sm] == 0 or S.wt_meta[0] == 0:
             S.c[C_L1_FAIL_MSHR] += 1
@@ -517,6 +558,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             return False
         S.c[C_L1_ACC] += 1
         S.sc[S_ACCESSES] += 1
+        _window_load(S, sm, t, np.int64(1), np.int64(0))
         flags = np.int64(0)
         if way >= 0:
             S.c[C_L1_SECTOR_MISSES] += 1
@@ -623,6 +665,7 @@ def _retire(K, S, g):
 def _finish_issue(K, S, g):
     """Slot ``g`` issued its last instruction."""
     S.w[W_W_DONE, g] = True
+    _set_ready(K, S, g // K[K_SLOTS], np.int64(-1))
     c = (g // K[K_SLOTS]) * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
     S.cta[T_CTA_DONE, c] += 1
     _release_barrier(K, S, g // K[K_SLOTS], c)
@@ -645,6 +688,7 @@ def _release_barrier(K, S, sm, c):
                 # The barrier was the warp's last instruction: it is done (no further release
                 # can follow, the count of arrivals has just been reset).
                 S.w[W_W_DONE, g] = True
+                _set_ready(K, S, sm, np.int64(-1))
                 S.cta[T_CTA_DONE, c] += 1
                 if S.w[W_W_PEND, g] == 0:
                     _retire(K, S, g)
@@ -698,6 +742,11 @@ def _dispatch(K, S, P, sm):
         S.sc[S_AGE] += 1
         S.w[W_CTL_GWARP, g] = gw
         S.sm[M_CTL_RESIDENT, sm] += 1
+    if S.sm[M_CTL_FIRST_CTA, sm] < 0:
+        S.sm[M_CTL_FIRST_CTA, sm] = S.sc[S_CYCLE]
+        if K[K_LOG_CAP] > 0:
+            _log(K, S, sm, np.int64(0), np.int64(0), np.int64(LOG_FIRST_CTA))
+    _set_ready(K, S, sm, K[K_WPC])
     S.sm[M_SM_ELIG_DIRTY, sm] = True
     # Warps without any instruction finish at once.
     for w2 in range(K[K_SLOTS]):
@@ -978,6 +1027,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 else:
                     S.sched_sleep[k] = -w
                     S.c[C_STALL_NONE - 1 - w] += 1
+            # The warps able to issue at the end of the cycle's issue count for the cycle.
+            _window_cycles(S, sm, t, np.int64(1))
         if issued_any:
             busy = True
         if t >= S.sc[S_SERIES_NEXT]:
@@ -1009,6 +1060,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 if S.sm[M_LD_SLOT, sm] >= 0 and S.sm[M_LD_FAIL, sm] > 0:
                     S.c[S.sm[M_LD_FAIL, sm]] += skip  # the unit retries every cycle
                 S.c[C_WARP_CYCLES] += skip * S.sm[M_SM_WARPS, sm]
+                _window_cycles(S, sm, t + 1, skip)
                 S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
                 for s in range(n_sched):
                     w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
@@ -1067,6 +1119,7 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 
 _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request, _request_access,
+              _window_end, _window_load, _window_cycles, _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _queue_full, _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why,

@@ -19,7 +19,7 @@ import numpy as np
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.gpu import layout
-from golden.gpu.core import DEADLOCK, FINISHED, step_function
+from golden.gpu.core import DEADLOCK, FINISHED, LOG_READY, step_function
 from golden.gpu.program import Program, kernel_program
 from golden.gpu.state import ProgramArrays, config_vector, new_state, row, series_columns, start_kernel
 from golden.trace.model import KernelTrace
@@ -37,7 +37,16 @@ SLICE = 1 << 16
 #: (the warp may not issue), ``priority[slot]`` (lower first for gto/oldest/swl order),
 #: ``resident[sm]`` (resident warps), ``warp[slot]`` (the slot's warp: cta * warps_per_cta + warp,
 #: -1 when free). Slots are ``sm * max_warps_per_sm + slot``.
-SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp"))
+#: Per-SM monitors (read-only, except ``window``): ``ready[sm]`` (warps able to issue: resident
+#: warps that have not issued their last instruction), ``first_cta[sm]`` (cycle of the SM's first
+#: CTA of the running kernel, -1 before), ``window[sm]`` (a policy sets it: the sampling window's
+#: length in cycles from ``first_cta``; 0 none), and over the window so far: ``win_ready[sm]``
+#: (the sum over its cycles of ``ready``), ``win_loads[sm]`` (loads that passed the L1 lookup:
+#: hits, misses, sector misses, MSHR merges), ``win_misses[sm]`` (misses and sector misses),
+#: ``win_merges[sm]`` (MSHR merges). ``docs/timing.md`` has the exact cycle rules.
+SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
+                                                   "ready", "first_cta", "window", "win_ready", "win_loads",
+                                                   "win_misses", "win_merges"))
 
 
 class DeadlockError(RuntimeError):
@@ -114,13 +123,18 @@ class TimingModel:
         self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines)
         self.cycle = 0
         self.log: list[np.ndarray] = []
-        self._step, self._hooks = step_function(hierarchy.engine_hooks())
+        self.lost = 0
         attach = getattr(hierarchy.policy, "attach_scheduler", None)
         if attach is not None:
             s = self.state
-            attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
-                                    s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
-                                    s.w[row("w", "ctl_gwarp")]))
+            sm = {name: s.sm[row("sm", f"ctl_{name}")] for name in SchedulerControl._fields[5:]}
+            # A policy whose hooks read the control arrays returns its levels' hooks rebuilt on them.
+            rebound = attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
+                                              s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
+                                              s.w[row("w", "ctl_gwarp")], **sm))
+            if rebound:
+                hierarchy.hooks.update(rebound)
+        self._step, self._hooks = step_function(hierarchy.engine_hooks())
 
     def program(self, kernel: KernelTrace) -> Program:
         """``kernel`` in the model's form for this GPU (checked to fit an SM)."""
@@ -166,6 +180,7 @@ class TimingModel:
             rows.append(state.series[:state.sc[_S["series_n"]]].copy())
             if k[_K["log_capacity"]]:
                 self.log.append(state.log[:min(state.sc[_S["log_n"]], k[_K["log_capacity"]])].copy())
+                self.lost += max(0, int(state.sc[_S["log_n"]] - k[_K["log_capacity"]]))
             status = state.sc[_S["status"]]
             if on_progress is not None:
                 on_progress(int(state.sc[_S["retired_ctas"]]), prog.n_ctas)
@@ -190,6 +205,19 @@ class TimingModel:
 
     def access_log(self) -> np.ndarray:
         """The per-access log so far: rows of (cycle, sm, line, op, outcome) (``log_capacity`` > 0)."""
+        log = self.event_log()
+        return log[log[:, 4] < LOG_READY]
+
+    def event_log(self) -> np.ndarray:
+        """The accesses and the SMs' monitor events (outcomes 5 and 6, ``golden.gpu.core``) so far.
+
+        Raises
+        ------
+        RuntimeError
+            If a slice of cycles logged more rows than ``log_capacity`` (the rest were lost).
+        """
+        if self.lost:
+            raise RuntimeError(f"the per-access log lost {self.lost} rows: raise log_capacity")
         return np.concatenate(self.log) if self.log else np.zeros((0, 5), np.int64)
 
 

@@ -65,7 +65,7 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
 
 
 def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = None, *,
-                   dependences: str = "next-memory", series_period: int = 1000,
+                   dependences: str = "next-memory", series_period: int = 1000, fixed_latency: int = -1,
                    on_progress: Callable[[int, int, int], None] | None = None) -> dict:
     """Run ``workload`` on the timing model of ``gpu`` with ``policy``.
 
@@ -81,6 +81,9 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
         Dependence rule of loads (:data:`golden.gpu.layout.DEPENDENCES`).
     series_period : int
         Cycles per time-series row.
+    fixed_latency : int
+        -1 for the full memory model; otherwise ideal memory with this load latency
+        (:class:`~golden.gpu.model.TimingModel`).
     on_progress : callable, optional
         Called with (kernel index, CTAs retired, CTAs) as kernels advance.
 
@@ -90,7 +93,8 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
         ``{"kernels", "totals", "caches", "policy_stats", "timing"}`` (plain JSON values).
     """
     hierarchy = Hierarchy(gpu, policy=policy)
-    model = TimingModel(gpu, hierarchy, dependences=dependences, series_period=series_period)
+    model = TimingModel(gpu, hierarchy, dependences=dependences, series_period=series_period,
+                        fixed_latency=fixed_latency)
     kernels, timings = [], []
     for i, kernel in enumerate(workload.kernels):
         cb = None if on_progress is None else (lambda done, total, i=i: on_progress(i, done, total))

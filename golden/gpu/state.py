@@ -163,6 +163,7 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
     state.wt[row("wt", "wt_free")] = np.arange(n_wait, dtype=np.int64)
     state.bank[row("bank", "d_open")] = -1
     state.sm[row("sm", "ld_slot")] = -1
+    state.sm[row("sm", "ctl_first_cta")] = -1
     return state
 
 
@@ -183,8 +184,10 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     for name in ("w_active", "w_bar", "w_done", "w_act2", "w_elig"):
         state.w[row("w", name)] = 0
     state.cta[row("cta", "cta_id")] = -1
-    for name in ("sm_ctas", "sm_warps", "sm_threads", "sm_regs", "sm_smem", "ctl_resident"):
+    for name in ("sm_ctas", "sm_warps", "sm_threads", "sm_regs", "sm_smem", "ctl_resident", "ctl_ready",
+                 "ctl_win_ready", "ctl_win_loads", "ctl_win_misses", "ctl_win_merges"):
         state.sm[row("sm", name)] = 0
+    state.sm[row("sm", "ctl_first_cta")] = -1
     state.w[row("w", "ctl_gwarp")] = -1
     state.sched_last[:] = -1
     state.sched_sleep[:] = 0

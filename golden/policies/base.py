@@ -149,7 +149,7 @@ def get_policy(name: str, **params) -> Policy:
     Parameters
     ----------
     name : str
-        Registry name.
+        Registry name, or ``NAME:SPEC`` for a policy that takes its parameter ``spec`` in its name.
     **params
         Passed to the policy's constructor.
 
@@ -159,6 +159,10 @@ def get_policy(name: str, **params) -> Policy:
         If no policy has that name; the message suggests close names.
     """
     _load_all()
+    if name not in _REGISTRY and ":" in name:
+        # ``NAME:SPEC``: a registered policy with a parameter in its name (``kim20-miss-rate:0.9``).
+        name, spec = name.split(":", 1)
+        params = {**params, "spec": spec}
     if name not in _REGISTRY:
         close = difflib.get_close_matches(name, list(_REGISTRY), 3)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(sorted(_REGISTRY))}"

@@ -99,23 +99,26 @@ def simulator_reference(workload: Workload, gpu: GPUConfig) -> dict:
             "l2_hit_ratio": st["l2"]["hit_rate"]}
 
 
-def timing_reference(workload: Workload, gpu: GPUConfig) -> dict:
+def timing_reference(workload: Workload, gpu: GPUConfig, fixed_latency: int = -1) -> dict:
     """Hit ratios of the cycle-level timing model (``golden/gpu``, dependences ``next-memory``).
 
-    Besides the hit ratios of the same definitions as :func:`simulator_reference`
-    (L1 reads that hit a valid line over L1 reads; L2 hits over L2 accesses, so an
-    MSHR merge counts as a miss at the level that merged), the timing model's
-    own view: ``l1_hit_rate`` and ``l2_timing_hit_rate`` count hits over
-    requests that looked up the cache, and ``l1_mshr_merges``, cycles and IPC.
+    ``l1_read_hit_ratio`` and ``l2_hit_ratio`` have the definitions of
+    :func:`simulator_reference` over the requests that looked up the cache: a
+    request merged into a pending miss (an MSHR merge) never does, so it is in
+    neither count. ``l1_read_hit_ratio_merged`` counts L1 merges as hits, as
+    rdgc's parallel model does. Also the merges, cycles and IPC.
+    ``fixed_latency`` >= 0 gives the model ideal memory with that latency (no
+    MSHRs, queues or bandwidth limits).
     """
     from golden.gpu.run import simulate_timed
 
-    r = simulate_timed(workload, gpu)
+    r = simulate_timed(workload, gpu, fixed_latency=fixed_latency)
     l1, l2, t = r["caches"]["l1"], r["caches"]["l2"], r["timing"]
+    merges = t["l1"]["mshr_merges"]
+    reads = l1["reads"] + merges
     return {"l1_read_hit_ratio": l1["read_hits"] / l1["reads"] if l1["reads"] else float("nan"),
-            "l2_hit_ratio": l2["hit_rate"], "l1_hit_rate": t["l1"]["hit_rate"],
-            "l2_timing_hit_rate": t["l2"]["hit_rate"], "l1_mshr_merges": t["l1"]["mshr_merges"],
-            "cycles": t["cycles"], "ipc": t["ipc"]}
+            "l1_read_hit_ratio_merged": (l1["read_hits"] + merges) / reads if reads else float("nan"),
+            "l2_hit_ratio": l2["hit_rate"], "l1_mshr_merges": merges, "cycles": t["cycles"], "ipc": t["ipc"]}
 
 
 def compare(workload: Workload, gpu: GPUConfig, reference: Reference = simulator_reference,

@@ -1,0 +1,138 @@
+"""kim20's comparison on the timing model: no bypass, L1 off, miss-rate-only k, two-level.
+
+Every configuration runs the workload on its own on the cycle-level timing model
+(``golden.gpu.run.simulate_timed``); the rows carry the analogues of kim20's figures:
+
+* Fig. 1: the baseline's L1 miss rate (1 - hits / lookups; MSHR merges and sector misses are
+  misses, stores included) and warp occupancy (resident warps / warp slots over all SMs' cycles).
+* Fig. 3: IPC of L1-off and of miss-rate-only bypassing at each k, over the baseline's.
+* Fig. 4: IPC of two-level bypassing over the baseline's.
+* Fig. 5: two-level's L1 accesses and misses (load misses that bypassed taken out) over the
+  baseline's accesses, the share of L1 requests bypassed, and the miss rate's change.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from golden.configs.schema import GPUConfig
+from golden.policies.base import get_policy
+from golden.trace.model import Workload
+
+__all__ = ["CONFIGS", "K_VALUES", "PAPER", "B_MODE", "compare_workload", "suite_average", "vary_two_level"]
+
+#: Miss-rate thresholds of Fig. 3.
+K_VALUES = (0.6, 0.7, 0.8, 0.9)
+
+#: Configurations: display name -> registered policy (None: the baseline, no bypass).
+CONFIGS = {"no-bypass": None, "l1-off": "kim20-l1-off",
+           **{f"k{k}": f"kim20-miss-rate:{k}" for k in K_VALUES}, "two-level": "kim20-two-level"}
+
+#: kim20's numbers (Section 2 and 4; Figs. 1, 3, 4, 5).
+PAPER = {
+    "miss_rate": ({"cf": 0.046, "pf": 0.99, "ms": 0.95, "stc": 0.73, "lud": 0.72, "shfl": 0.68},
+                  "Fig. 1 / Sec. 2: L1D miss rates"),
+    "occupancy": ({"spmv": 0.89, "bt": 0.84, "stc": 0.93, "lud": 0.18},
+                  "Fig. 1 / Sec. 2: warp occupancy; the bypass-friendly ones (adi, nw, lud, jcb1d, shfl, "
+                  "sqn) "
+                  "below 46-50%"),
+    "speedup_k0.9": (1.025, "Fig. 3: miss-rate-only bypassing with k = 0.9, +2.5% IPC on average"),
+    "speedup_two-level": (1.061, "Fig. 4: two-level bypassing, +6.1% IPC on average"),
+    "speedup_two-level_per": ({"pf": 1.046, "ms": 1.056, "spmv": 1.0, "bt": 1.0, "stc": 1.0, "cf": 1.0},
+                              "Fig. 4: PF +4.6%, MS +5.6%; SPMV, BT, STC, CF about unharmed"),
+    "bypassed_share": (0.60, "Fig. 5: 60% of requests bypassed on average"),
+    "bypassed_share_b": (0.90, "Fig. 5: 90% for the B-mode benchmarks (adi, pf, nw, lud, jcb1d, ms, shfl, "
+                               "sqn)"),
+    "miss_rate_delta": (0.069, "Fig. 5: miss rate +6.9% on average; NW +15%, LUD +36%"),
+    "miss_rate_delta_per": ({"nw": 0.15, "lud": 0.36}, "Fig. 5: NW +15%, LUD +36%"),
+}
+
+#: kim20's B-mode benchmarks (Fig. 5).
+B_MODE = ("adi", "pf", "nw", "lud", "jcb1d", "ms", "shfl", "sqn")
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = tuple(CONFIGS),
+                     policy_params: dict | None = None) -> dict:
+    """Run ``wl`` in each configuration on the timing model; one row of every figure's metrics.
+
+    Parameters
+    ----------
+    wl : Workload
+        The workload.
+    gpu : GPUConfig
+        The machine (kim20's preset for the paper's figures).
+    configs : tuple of str
+        Names of :data:`CONFIGS` ("no-bypass" always runs: the normalisations need it).
+    policy_params : dict, optional
+        Per-policy parameters (``{"kim20-two-level": {...}}``); default the config's.
+    """
+    from golden.gpu.run import simulate_timed
+
+    params = gpu.policy_params if policy_params is None else policy_params
+    names = ("no-bypass",) + tuple(c for c in configs if c != "no-bypass")
+    row: dict = {"workload": wl.name, "runs": {}}
+    for name in names:
+        pname = CONFIGS[name]
+        base_name = None if pname is None else pname.split(":")[0]
+        pol = None if pname is None else get_policy(pname, **params.get(base_name, {}))
+        r = simulate_timed(wl, gpu, pol)
+        t = r["timing"]
+        ps = r["policy_stats"]
+        row["runs"][name] = {"cycles": t["cycles"], "ipc": t["ipc"], "occupancy": t["occupancy"],
+                             "l1_accesses": t["l1"]["accesses"], "l1_hits": t["l1"]["hits"],
+                             "bypassed": ps.get("load_misses_bypassed", 0),
+                             "decisions_b": ps.get("decisions_b", 0), "decisions_c": ps.get("decisions_c", 0)}
+    base = row["runs"]["no-bypass"]
+    row["miss_rate"] = 1 - _ratio(base["l1_hits"], base["l1_accesses"])
+    row["occupancy"] = base["occupancy"]
+    for name in names[1:]:
+        row[f"speedup_{name}"] = _ratio(row["runs"][name]["ipc"], base["ipc"])
+    if "two-level" in row["runs"]:
+        two = row["runs"]["two-level"]
+        used = two["l1_accesses"] - two["bypassed"]
+        misses = two["l1_accesses"] - two["l1_hits"] - two["bypassed"]
+        row["accesses_norm"] = _ratio(used, base["l1_accesses"])
+        row["misses_norm"] = _ratio(misses, base["l1_accesses"])
+        row["bypassed_share"] = _ratio(two["bypassed"], two["l1_accesses"])
+        row["miss_rate_two_level"] = _ratio(misses, used)
+        row["miss_rate_delta"] = row["miss_rate_two_level"] - row["miss_rate"]
+        row["b_share"] = _ratio(two["decisions_b"], two["decisions_b"] + two["decisions_c"])
+    return row
+
+
+def suite_average(rows: list[dict]) -> dict:
+    """Arithmetic means over workloads of every numeric metric (IPC ratios: geometric means too)."""
+    out: dict = {}
+    keys = sorted({k for r in rows for k, v in r.items() if isinstance(v, float)})
+    for key in keys:
+        vals = [r[key] for r in rows if key in r]
+        out[key] = float(np.mean(vals))
+        if key.startswith("speedup_"):
+            out[f"geomean_{key}"] = float(np.exp(np.mean(np.log(vals))))
+    b = [r["bypassed_share"] for r in rows
+         if "bypassed_share" in r and r["workload"].split("/")[-1] in B_MODE]
+    if b:
+        out["bypassed_share_b"] = float(np.mean(b))
+    return out
+
+
+def vary_two_level(wl: Workload, gpu: GPUConfig, field: str, values: list, *, base_ipc: float) -> dict:
+    """Two-level bypassing on ``wl`` with ``field`` (a policy parameter) at each of ``values``.
+
+    Returns ``{"field", "values", "ipc", "speedup", "b_share"}`` (speedup over ``base_ipc``).
+    """
+    from golden.gpu.run import simulate_timed
+
+    params = dict(gpu.policy_params.get("kim20-two-level", {}))
+    out: dict = {"field": field, "values": list(values), "ipc": [], "speedup": [], "b_share": []}
+    for v in values:
+        r = simulate_timed(wl, gpu, get_policy("kim20-two-level", **{**params, field: v}))
+        ps = r["policy_stats"]
+        out["ipc"].append(r["timing"]["ipc"])
+        out["speedup"].append(_ratio(r["timing"]["ipc"], base_ipc))
+        out["b_share"].append(ps["b_share"])
+    return out
