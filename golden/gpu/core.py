@@ -92,7 +92,7 @@ __all__ = ["step_function"]
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
- M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE,) = range(19)
+ M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_INST, M_CTL_WPC,) = range(21)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE,) = range(8)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
@@ -102,7 +102,7 @@ __all__ = ["step_function"]
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
 
-assert [len(v) for v in layout.TABLES.values()] == [18, 4, 19, 8, 16, 3, 6, 7, 3, 1]
+assert [len(v) for v in layout.TABLES.values()] == [18, 4, 21, 8, 16, 3, 6, 7, 3, 1]
 
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
@@ -662,6 +662,7 @@ def _dispatch(K, S, P, sm):
         return False
     S.sc[S_NEXT_CTA] = cta + 1
     S.sm[M_WAKE, sm] = 1
+    S.sm[M_CTL_WPC, sm] = K[K_WPC]
     slot_c = np.int64(0)
     while S.cta[T_CTA_ID, sm * K[K_MAX_CTAS] + slot_c] >= 0:
         slot_c += 1
@@ -697,6 +698,7 @@ def _dispatch(K, S, P, sm):
         S.w[W_W_ACT2, g] = False
         S.sc[S_AGE] += 1
         S.w[W_CTL_GWARP, g] = gw
+        S.w[W_CTL_BLOCKED, g] = 0  # a new warp starts unblocked (a policy's block was its predecessor's)
         S.sm[M_CTL_RESIDENT, sm] += 1
     S.sm[M_SM_ELIG_DIRTY, sm] = True
     # Warps without any instruction finish at once.
@@ -838,6 +840,7 @@ def _issue(K, S, P, sm, w, t):
     """Slot ``w`` of ``sm`` issues its next instruction."""
     g = sm * K[K_SLOTS] + w
     S.c[C_INST] += 1
+    S.sm[M_CTL_INST, sm] += 1
     if S.w[W_W_LEFT, g] > 0:
         S.w[W_W_LEFT, g] -= 1
     else:
@@ -996,6 +999,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         for sm in range(n_sm):
             if S.sm[M_MQ_N, sm] > 0 and S.sm[M_INJ_FREE, sm] < nxt:
                 nxt = max(S.sm[M_INJ_FREE, sm], t + 1)
+        if nxt >= NEVER and _unblock(K, S):
+            nxt = t + 1  # only policy-blocked warps could go on: they are released
         if nxt >= NEVER:
             S.sc[S_STATUS] = DEADLOCK
             S.sc[S_CYCLE] = t
@@ -1038,6 +1043,19 @@ def _series(K, S, t):
     S.sc[S_SERIES_NEXT] = t + K[K_PERIOD]
 
 
+def _unblock(K, S):
+    """Clear every policy block (``ctl_blocked``) and wake the SMs; True if some warp was blocked."""
+    any_blocked = False
+    for g in range(S.w.shape[1]):
+        if S.w[W_CTL_BLOCKED, g]:
+            S.w[W_CTL_BLOCKED, g] = 0
+            any_blocked = True
+    if any_blocked:
+        for sm in range(K[K_N_SM]):
+            S.sm[M_WAKE, sm] = 1
+    return any_blocked
+
+
 def _blame(K, S):
     """Name the resource a deadlocked kernel waits on (``layout.DEADLOCKS``)."""
     for g in range(S.w.shape[1]):
@@ -1070,7 +1088,7 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _queue_full, _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why,
-              _eligibility, _pick, _two_level, _issue, _handle, _series, _blame, _loop)
+              _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):

@@ -25,7 +25,7 @@ TABLES = {
     'sm': (
         'sm_ctas', 'sm_warps', 'sm_threads', 'sm_regs', 'sm_smem', 'ld_slot', 'ld_row', 'ld_next',
         'mq_head', 'mq_n', 'inj_free', 'sm_rsp_free', 'l1_meta', 'ctl_limit', 'ctl_resident',
-        'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake'
+        'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_inst', 'ctl_wpc'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free'

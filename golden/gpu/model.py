@@ -36,8 +36,12 @@ SLICE = 1 << 16
 #: ``limit[sm]`` (at most that many of the oldest warps may issue; 0 none), ``blocked[slot]``
 #: (the warp may not issue), ``priority[slot]`` (lower first for gto/oldest/swl order),
 #: ``resident[sm]`` (resident warps), ``warp[slot]`` (the slot's warp: cta * warps_per_cta + warp,
-#: -1 when free). Slots are ``sm * max_warps_per_sm + slot``.
-SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp"))
+#: -1 when free). Slots are ``sm * max_warps_per_sm + slot``. Read-only per SM after those:
+#: ``inst[sm]`` (warp instructions the SM has issued since the run started) and ``wpc[sm]`` (warps
+#: per CTA of the kernel the SM last started a CTA of; ``warp[slot] = cta * wpc + warp``).
+#: ``attach_scheduler`` may return ``{level: LevelHooks}``: hooks rebuilt on these arrays.
+SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
+                                                   "inst", "wpc"))
 
 
 class DeadlockError(RuntimeError):
@@ -114,13 +118,17 @@ class TimingModel:
         self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines)
         self.cycle = 0
         self.log: list[np.ndarray] = []
-        self._step, self._hooks = step_function(hierarchy.engine_hooks())
         attach = getattr(hierarchy.policy, "attach_scheduler", None)
         if attach is not None:
             s = self.state
-            attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
-                                    s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
-                                    s.w[row("w", "ctl_gwarp")]))
+            sm = {name: s.sm[row("sm", f"ctl_{name}")] for name in SchedulerControl._fields[5:]}
+            # A policy whose hooks read the control arrays returns its levels' hooks rebuilt on them.
+            rebound = attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
+                                              s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
+                                              s.w[row("w", "ctl_gwarp")], **sm))
+            if rebound:
+                hierarchy.hooks.update(rebound)
+        self._step, self._hooks = step_function(hierarchy.engine_hooks())
 
     def program(self, kernel: KernelTrace) -> Program:
         """``kernel`` in the model's form for this GPU (checked to fit an SM)."""

@@ -1,0 +1,120 @@
+"""ciao18's schedulers (golden/policies/ciao18.py): CIAO-T and CCWS on the timing model.
+
+The compiled VTA and interference-list rules are checked against the unit
+models (``golden.units.ciao_*``) on a random recorded sequence; the
+schedulers run on a tiny thrashing kernel (8 warps of 8 lines each through
+a 32-line L1) against GTO.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+from golden.cache.hierarchy import Hierarchy
+from golden.cache.hooks import ACCESS_FIELDS, Access
+from golden.gpu.model import TimingModel
+from golden.policies import get_policy
+from golden.policies.ciao18 import sched_on_evict, sched_on_miss
+from golden.trace.builder import KernelBuilder
+from golden.units.ciao_interference import InterferenceList
+from golden.units.ciao_irs import IrsUnit
+from golden.units.ciao_vta import Vta
+from tests.test_timing import LINE, gpu
+
+
+def thrash(warps: int = 8, lines: int = 8, reps: int = 20):
+    """Each warp loads its own ``lines`` lines ``reps`` times (2 compute instructions after each)."""
+    kb = KernelBuilder("thrash", (1,), (32 * warps,))
+    warp = kb.tid // 32
+    for _ in range(reps):
+        for i in range(lines):
+            kb.load(0x100 + 16 * i, (warp * lines + i) * LINE)
+            kb.compute(2)
+    return kb.build()
+
+
+@pytest.fixture(scope="module")
+def runs():
+    out = {}
+    for key, name, kw in (("gto", "baseline", {}), ("never", "ciao-t", {"high_cutoff": 1.0}),
+                          ("ciao-t", "ciao-t", {"high_epoch": 500}), ("ccws", "ccws", {})):
+        g = gpu(l1=dict(size=4096, assoc=4))
+        pol = get_policy(name, **kw)
+        r = TimingModel(g, Hierarchy(g, pol)).run_kernel(thrash(), 0)
+        out[key] = (r, pol.stats())
+    return out
+
+
+def test_ciao_t_that_never_triggers_is_gto(runs):
+    gto, (never, st) = runs["gto"][0], runs["never"]
+    assert never.cycles == gto.cycles and never.counters == gto.counters
+    assert st["vta_hits"] > 1000 and st["stalls"] == 0  # the VTA sees the thrashing
+
+
+def test_ciao_t_throttles_and_reactivates(runs):
+    gto, (r, st) = runs["gto"][0], runs["ciao-t"]
+    assert st["stalls"] > 0 and st["reactivations"] == st["stalls"]  # every stalled warp came back
+    assert r.counters["stall_throttled"] > 0
+    assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
+    assert r.cycles < gto.cycles
+    assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+def test_ccws_throttles(runs):
+    gto, (r, st) = runs["gto"][0], runs["ccws"]
+    assert st["throttle_updates"] > 0 and r.counters["stall_throttled"] > 0
+    assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
+    assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+def _acc(**f):
+    return Access(*(np.int64(f.get(name, 0)) for name in ACCESS_FIELDS))
+
+
+def test_compiled_vta_and_lists_match_the_unit_models():
+    """A random sequence of evictions and load misses of 4 warps, through the policy and the unit models."""
+    W, ways, lines = 4, 8, 12
+    pol = get_policy("ciao-t")
+    pol.level_hooks("l1", gpu().l1, 1)
+    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc"))
+    ctl = Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
+              np.zeros(1, np.int64), np.full(1, W, np.int64))
+    ps = pol.attach_scheduler(ctl)["l1"].state
+    vta, il, irs = Vta(warps=W, ways=ways), InterferenceList(entries=W), IrsUnit(warps=W)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(400):
+        owner, by, line = (int(x) for x in rng.integers(0, [W, 2, lines]))  # two evictors: counters saturate
+        if rng.random() < 0.5:
+            ps.owner[0] = owner
+            sched_on_evict(ps, _acc(c=0, warp=by, set=0, kernel=0), np.int64(0), np.int64(line), np.int64(0))
+            vta.step(s1_ins__valid=1, s1_ins__set=owner, s1_ins__line=line, s1_ins__wid=by)
+            vta.step()
+            continue
+        before = int(ps.st[2])
+        sched_on_miss(ps, _acc(c=0, warp=owner, op=1, line=line, kernel=0))
+        vta.step(s1_probe__valid=1, s1_probe__set=owner, s1_probe__line=line)
+        out = vta.step()
+        assert int(ps.st[2]) - before == out["s2_probe__hit"]
+        if out["s2_probe__hit"]:
+            hits += 1
+            il.step(s1_upd__valid=1, s1_upd__wid=owner, s1_upd__by=out["s2_probe__wid"])
+            il.step()
+            irs.step(hit__valid=1, hit__wid=owner)
+        assert list(ps.ilw[:W]) == il.wid and list(ps.ilc[:W]) == il.count
+        assert list(ps.hits[:W]) == irs.hits
+    assert hits > 40 and max(il.count) == 3
+
+
+@pytest.mark.parametrize(("name", "kw", "field"), [
+    ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
+    ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
+    ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
+    ("ccws", {"vta_ways": 12}, "ways")])
+def test_bad_parameters_name_the_field(name, kw, field):
+    with pytest.raises(ValueError, match=f"^{field}: ") as e:
+        get_policy(name, **kw)
+    assert "\n" not in str(e.value)
