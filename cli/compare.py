@@ -51,6 +51,8 @@ def add_parser(sub) -> None:
     p.add_argument("--mixes", nargs="+", metavar="MIX", help="drp16: only these Table 3 mixes (S1 .. Q18)")
     p.add_argument("--policies", nargs="+", metavar="POLICY",
                    help="drp16: only these policies (default every registered drp16- policy)")
+    p.add_argument("--swl-limits", type=int, nargs="+", metavar="N",
+                   help="ciao18: warp limits Best-SWL profiles (default every limit 1..max warps per SM)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -65,6 +67,12 @@ def _fmt(v) -> str:
 def compare(args: argparse.Namespace) -> int:
     from golden.experiments.tian15 import PAPER, compare_workload, storage_overheads, suite_average
 
+    if args.suite == "ciao18":
+        from cli.compare_ciao18 import compare_ciao18
+
+        return compare_ciao18(args)
+    if getattr(args, "swl_limits", None):
+        raise InputError("--swl-limits applies to --suite ciao18 only")
     if args.suite == "drp16":
         from cli.compare_drp16 import compare_drp16
 

@@ -1,4 +1,4 @@
-"""ciao18's schedulers (golden/policies/ciao18.py): CIAO-T and CCWS on the timing model.
+"""ciao18's schedulers on the timing model: CIAO-T, CCWS, statPCAL and the Best-SWL profile.
 
 The compiled VTA and interference-list rules are checked against the unit
 models (``golden.units.ciao_*``) on a random recorded sequence; the
@@ -15,10 +15,12 @@ import pytest
 
 from golden.cache.hierarchy import Hierarchy
 from golden.cache.hooks import ACCESS_FIELDS, Access
+from golden.experiments.ciao18 import best_point, profile_best_swl, run_point, swl_points
 from golden.gpu.model import TimingModel
 from golden.policies import get_policy
 from golden.policies.ciao18 import sched_on_evict, sched_on_miss
 from golden.trace.builder import KernelBuilder
+from golden.trace.model import Workload
 from golden.units.ciao_interference import InterferenceList
 from golden.units.ciao_irs import IrsUnit
 from golden.units.ciao_vta import Vta
@@ -39,10 +41,15 @@ def thrash(warps: int = 8, lines: int = 8, reps: int = 20):
 @pytest.fixture(scope="module")
 def runs():
     out = {}
-    for key, name, kw in (("gto", "baseline", {}), ("never", "ciao-t", {"high_cutoff": 1.0}),
-                          ("ciao-t", "ciao-t", {"high_epoch": 500}), ("ccws", "ccws", {})):
-        g = gpu(l1=dict(size=4096, assoc=4))
+    for key, name, kw, g in (
+            ("gto", "baseline", {}, {}), ("never", "ciao-t", {"high_cutoff": 1.0}, {}),
+            ("ciao-t", "ciao-t", {"high_epoch": 500}, {}), ("ccws", "ccws", {}, {}),
+            ("pcal", "statpcal", {"tokens": 2, "window": 200}, {}),
+            ("pcal-busy", "statpcal", {"tokens": 2, "window": 200}, {"dram_bus_bytes": 1})):
+        g = gpu(l1=dict(size=4096, assoc=4), **g)
         pol = get_policy(name, **kw)
+        if name == "statpcal":
+            pol.attach_gpu(g)
         r = TimingModel(g, Hierarchy(g, pol)).run_kernel(thrash(), 0)
         out[key] = (r, pol.stats())
     return out
@@ -68,6 +75,45 @@ def test_ccws_throttles(runs):
     assert st["throttle_updates"] > 0 and r.counters["stall_throttled"] > 0
     assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
     assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+def test_statpcal_bypasses_when_bandwidth_is_free(runs):
+    # No DRAM bandwidth limit: always under-used, the 6 tokenless warps run and bypass the L1.
+    gto, (r, st) = runs["gto"][0], runs["pcal"]
+    assert st["load_misses_bypassed"] > 0 and st["busy_windows"] == 0
+    assert r.counters["stall_throttled"] == 0
+    assert r.counters["l1_hits"] > 10 * gto.counters["l1_hits"]  # the 2 token warps keep their lines
+
+
+def test_statpcal_throttles_when_bandwidth_is_busy(runs):
+    # 1 byte per cycle of DRAM: every window is busy after the first, the tokenless warps wait.
+    r, st = runs["pcal-busy"]
+    assert st["busy_windows"] > 0 and r.counters["stall_throttled"] > 0
+    assert r.counters["instructions"] == runs["gto"][0].counters["instructions"]
+
+
+def test_best_swl_profile_picks_the_best_ipc():
+    g = gpu(l1=dict(size=4096, assoc=4))
+    assert [p["warp_limit"] for p in swl_points("x", g, [1, 3])] == [1, 3]
+    assert len(swl_points("x", g)) == g.max_warps_per_sm
+    with pytest.raises(ValueError, match="^warp_limit: "):
+        swl_points("x", g, [0])
+    fake = {1: 0.5, 2: 0.9, 3: 0.9, 4: 0.7}
+    prof = profile_best_swl(Workload(name="t/x", kernels=[]), g, fake, lambda p: {
+        "warp_limit": p["warp_limit"], "ipc": fake[p["warp_limit"]]})
+    assert prof["best"] == 2 and prof["ipc"] == 0.9 and len(prof["profile"]) == 4
+    with pytest.raises(ValueError, match="^results: "):
+        best_point([])
+
+
+def test_best_swl_profile_on_the_timing_model():
+    # 2 warps' lines fit the 32-line L1, 8 do not: a limit of 2 beats 8 (measured by the model).
+    g = gpu(l1=dict(size=4096, assoc=4))
+    wl = Workload(name="t/thrash", kernels=[thrash()])
+    prof = profile_best_swl(wl, g, [2, 8])
+    by = {p["warp_limit"]: p["ipc"] for p in prof["profile"]}
+    assert by[2] > by[8] and prof["best"] == 2
+    assert run_point(wl, g, "gto", 8)["ipc"] == by[8]
 
 
 def _acc(**f):
@@ -113,7 +159,8 @@ def test_compiled_vta_and_lists_match_the_unit_models():
     ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
-    ("ccws", {"vta_ways": 12}, "ways")])
+    ("ccws", {"vta_ways": 12}, "ways"), ("statpcal", {"tokens": 0}, "tokens"),
+    ("statpcal", {"window": -1}, "window"), ("statpcal", {"threshold": 0}, "threshold")])
 def test_bad_parameters_name_the_field(name, kw, field):
     with pytest.raises(ValueError, match=f"^{field}: ") as e:
         get_policy(name, **kw)
