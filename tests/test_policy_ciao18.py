@@ -8,6 +8,7 @@ a 32-line L1) against GTO.
 
 from __future__ import annotations
 
+import json
 from collections import namedtuple
 
 import numpy as np
@@ -24,6 +25,7 @@ from golden.trace.model import Workload
 from golden.units.ciao_interference import InterferenceList
 from golden.units.ciao_irs import IrsUnit
 from golden.units.ciao_vta import Vta
+from tests.test_compare import gpucache
 from tests.test_timing import LINE, gpu
 
 
@@ -167,3 +169,33 @@ def test_bad_parameters_name_the_field(name, kw, field):
     with pytest.raises(ValueError, match=f"^{field}: ") as e:
         get_policy(name, **kw)
     assert "\n" not in str(e.value)
+
+
+def test_compare_ciao18_prints_missing_schedulers_and_ratios(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    path = tmp_path / "c.json"
+    status, out, err = gpucache("compare", "--suite", "ciao18", "--workloads", "atax", "--scale", "0.05",
+                                "--swl-limits", "2", "8", "--json", str(path), "--no-progress")
+    assert status == 0, err
+    data = json.loads(path.read_text())
+    (row,) = data["rows"]
+    assert row["class"] == "LWS" and row["paper_n_warp"] == 2
+    assert row["runs"]["ciao-p"] is None and row["norm"]["ciao-c"] is None
+    gto = row["runs"]["gto"]["ipc"]
+    for s in ("ccws", "best-swl", "statpcal", "ciao-t"):
+        assert row["norm"][s] == pytest.approx(row["runs"][s]["ipc"] / gto)
+    assert row["runs"]["best-swl"]["warp_limit"] in (2, 8)
+    assert [p["warp_limit"] for p in row["runs"]["best-swl"]["profile"]] == [2, 8]
+    assert row["runs"]["statpcal"]["policy_stats"]["windows"] >= 0
+    assert "missing" in out and "ciao18 Fig. 8" in out and "1.56" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--suite", "ciao18", "--swl-limits", "0"), "--swl-limits: a warp limit is 1 to 48, not 0"),
+    (("--suite", "tian15", "--swl-limits", "4"), "--swl-limits applies to --suite ciao18 only"),
+    (("--suite", "ciao18", "--workloads", "nosuch"), "nosuch"),
+])
+def test_compare_ciao18_user_errors(tmp_path, monkeypatch, argv, message):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    status, _, err = gpucache("compare", *argv, "--scale", "0.05")
+    assert status == 2 and err.count("\n") == 1 and message in err, err
