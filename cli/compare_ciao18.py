@@ -53,7 +53,8 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     for r in rows:
         swl = r["runs"].get("best-swl")
         table.append([r["workload"].split("/")[-1], r["class"] or "-", f"{r['runs']['gto']['ipc']:.3f}"]
-                     + [_f(r["norm"].get(s)) for s in others]
+                     + ["deadlock" if (r["runs"].get(s) or {}).get("deadlock") else _f(r["norm"].get(s))
+                        for s in others]
                      + [str(swl["warp_limit"]) if swl else "-", str(r["paper_n_warp"])])
     for cls, m in means.items():
         if m["n"]:

@@ -120,6 +120,18 @@ def test_best_swl_profile_on_the_timing_model(runs):
     assert run_point(wl, g, "gto", 2)["ipc"] == by[2]
 
 
+def test_best_swl_profile_skips_a_limit_that_deadlocks():
+    # 2 warps per CTA meet at a barrier: with a limit of 1 the second never arrives.
+    kb = KernelBuilder("bar", (1,), (64,))
+    kb.load(0x10, kb.tid * 4)
+    kb.barrier()
+    kb.compute(1)
+    prof = profile_best_swl(Workload(name="t/bar", kernels=[kb.build()]), gpu(), [1, 2])
+    assert prof["best"] == 2 and prof["ipc"] > 0
+    assert prof["profile"][0]["ipc"] == 0.0 and "deadlock" in prof["profile"][0]["deadlock"]
+    assert prof["profile"][1]["deadlock"] is None
+
+
 def _acc(**f):
     return Access(*(np.int64(f.get(name, 0)) for name in ACCESS_FIELDS))
 

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from golden.configs.schema import GPUConfig
+from golden.gpu.model import DeadlockError
 from golden.gpu.run import simulate_timed
 from golden.policies import get_policy
 from golden.workloads import registry
@@ -91,6 +92,18 @@ def best_point(results: list[dict]) -> dict:
     return max(results, key=lambda r: (r["ipc"], -r["warp_limit"]))
 
 
+def _or_deadlock(fn: Callable[[], dict], warp_limit: int = 0) -> dict:
+    """``fn()``, or ``{"warp_limit", "ipc": 0.0, "deadlock": message}`` if the run deadlocks.
+
+    A warp limit below a CTA's warps deadlocks at its first barrier (the warps past the limit never
+    arrive): such a limit is not a candidate.
+    """
+    try:
+        return fn()
+    except DeadlockError as e:
+        return {"warp_limit": warp_limit, "ipc": 0.0, "deadlock": str(e)}
+
+
 def profile_best_swl(wl: Workload, gpu: GPUConfig, limits: Iterable[int] | None = None,
                      run: Callable[[dict], dict] | None = None) -> dict:
     """Run every point of :func:`swl_points` and pick the best IPC.
@@ -101,19 +114,25 @@ def profile_best_swl(wl: Workload, gpu: GPUConfig, limits: Iterable[int] | None 
     Returns
     -------
     dict
-        ``{"best": limit, "ipc": ..., "profile": [{"warp_limit", "ipc"}, ...]}``.
+        ``{"best": limit, "ipc": ..., "profile": [{"warp_limit", "ipc", "deadlock"}, ...]}``
+        (``deadlock``: None, or the message of a limit that deadlocked, counted as IPC 0).
     """
     points = swl_points(wl.name, gpu, limits)
-    run = run or (lambda p: run_point(wl, gpu, "gto", p["warp_limit"]))
+    run = run or (lambda p: _or_deadlock(lambda: run_point(wl, gpu, "gto", p["warp_limit"]), p["warp_limit"]))
     results = [run(p) for p in points]
     best = best_point(results)
     return {"best": best["warp_limit"], "ipc": best["ipc"],
-            "profile": [{"warp_limit": r["warp_limit"], "ipc": r["ipc"]} for r in results]}
+            "profile": [{"warp_limit": r["warp_limit"], "ipc": r["ipc"], "deadlock": r.get("deadlock")}
+                        for r in results]}
 
 
 def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = SCHEDULERS,
                      swl_limits: Iterable[int] | None = None) -> dict:
-    """IPC of each built scheduler on ``wl`` and its ratio to GTO's (``norm``); missing ones are None."""
+    """IPC of each built scheduler on ``wl`` and its ratio to GTO's (``norm``).
+
+    ``norm`` is None for a scheduler that is not built (its run is None) or whose run deadlocked
+    (its run has the message under ``deadlock``).
+    """
     spec = registry.get(wl.name)
     row: dict = {"workload": wl.name, "class": spec.paper.get("cls"),
                  "paper_n_warp": spec.paper.get("n_warp"), "runs": {}, "norm": {}}
@@ -130,14 +149,16 @@ def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = S
         if s in ("best-swl", "statpcal") and prof is None:
             prof = profile_best_swl(wl, gpu, swl_limits)
         if s == "best-swl":
-            r = run_point(wl, gpu, "best-swl", prof["best"])
+            n = prof["best"]
+            r = _or_deadlock(lambda n=n: run_point(wl, gpu, "best-swl", n), n)
             r["profile"] = prof["profile"]
         elif s == "statpcal":
-            r = run_point(wl, gpu, s, params={"tokens": prof["best"]})
+            n = prof["best"]
+            r = _or_deadlock(lambda n=n: run_point(wl, gpu, "statpcal", params={"tokens": n}))
         else:
-            r = run_point(wl, gpu, s)
+            r = _or_deadlock(lambda s=s: run_point(wl, gpu, s))
         row["runs"][s] = r
-        row["norm"][s] = r["ipc"] / gto["ipc"] if gto["ipc"] else None
+        row["norm"][s] = r["ipc"] / gto["ipc"] if gto["ipc"] and not r.get("deadlock") else None
     return row
 
 
