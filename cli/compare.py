@@ -56,6 +56,8 @@ def add_parser(sub) -> None:
     p.add_argument("--vary", metavar="FIELD=V1,V2,...",
                    help="kim20: also run two-level bypassing with one parameter at each value (threshold_l, "
                         "threshold_h, threshold_w, window, min_accesses)")
+    p.add_argument("--swl-limits", type=int, nargs="+", metavar="N",
+                   help="ciao18: warp limits Best-SWL profiles (default every limit 1..max warps per SM)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -71,9 +73,9 @@ def compare(args: argparse.Namespace) -> int:
     from golden.experiments.tian15 import CONFIGS, PAPER, compare_workload, storage_overheads, suite_average
 
     if args.timing is None:
-        args.timing = "cycle" if args.suite == "kim20" else "none"
+        args.timing = "cycle" if args.suite in ("kim20", "ciao18") else "none"
     if args.config is None:
-        args.config = "kim20" if args.suite == "kim20" else "tian15"
+        args.config = args.suite if args.suite in ("kim20", "ciao18") else "tian15"
     if args.vary and args.suite != "kim20":
         raise InputError("--vary applies to --suite kim20 only")
     if args.suite == "kim20":
@@ -83,6 +85,15 @@ def compare(args: argparse.Namespace) -> int:
             raise InputError("--configs, --cores, --mixes and --policies do not apply to --suite kim20 "
                              "(it runs no-bypass, L1 off, miss-rate k = 0.6 .. 0.9 and two-level)")
         return compare_kim20(args)
+    if args.suite == "ciao18":
+        from cli.compare_ciao18 import compare_ciao18
+
+        if args.timing != "cycle":
+            raise InputError("--timing: the ciao18 suite compares warp schedulers, which need the timing "
+                             "model (use cycle)")
+        return compare_ciao18(args)
+    if getattr(args, "swl_limits", None):
+        raise InputError("--swl-limits applies to --suite ciao18 only")
     if args.suite == "drp16":
         from cli.compare_drp16 import compare_drp16
 

@@ -93,7 +93,7 @@ __all__ = ["step_function"]
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
- M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES,) = range(26)
+ M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,) = range(28)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE,) = range(8)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
@@ -103,7 +103,7 @@ __all__ = ["step_function"]
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
 
-assert [len(v) for v in layout.TABLES.values()] == [18, 4, 26, 8, 16, 3, 6, 7, 3, 1]
+assert [len(v) for v in layout.TABLES.values()] == [18, 4, 28, 8, 16, 3, 6, 7, 3, 1]
 
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
@@ -706,6 +706,7 @@ def _dispatch(K, S, P, sm):
         return False
     S.sc[S_NEXT_CTA] = cta + 1
     S.sm[M_WAKE, sm] = 1
+    S.sm[M_CTL_WPC, sm] = K[K_WPC]
     slot_c = np.int64(0)
     while S.cta[T_CTA_ID, sm * K[K_MAX_CTAS] + slot_c] >= 0:
         slot_c += 1
@@ -741,6 +742,7 @@ def _dispatch(K, S, P, sm):
         S.w[W_W_ACT2, g] = False
         S.sc[S_AGE] += 1
         S.w[W_CTL_GWARP, g] = gw
+        S.w[W_CTL_BLOCKED, g] = 0  # a new warp starts unblocked (a policy's block was its predecessor's)
         S.sm[M_CTL_RESIDENT, sm] += 1
     if S.sm[M_CTL_FIRST_CTA, sm] < 0:
         S.sm[M_CTL_FIRST_CTA, sm] = S.sc[S_CYCLE]
@@ -887,6 +889,7 @@ def _issue(K, S, P, sm, w, t):
     """Slot ``w`` of ``sm`` issues its next instruction."""
     g = sm * K[K_SLOTS] + w
     S.c[C_INST] += 1
+    S.sm[M_CTL_INST, sm] += 1
     if S.w[W_W_LEFT, g] > 0:
         S.w[W_W_LEFT, g] -= 1
     else:
@@ -1047,6 +1050,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         for sm in range(n_sm):
             if S.sm[M_MQ_N, sm] > 0 and S.sm[M_INJ_FREE, sm] < nxt:
                 nxt = max(S.sm[M_INJ_FREE, sm], t + 1)
+        if nxt >= NEVER and _unblock(K, S):
+            nxt = t + 1  # only policy-blocked warps could go on: they are released
         if nxt >= NEVER:
             S.sc[S_STATUS] = DEADLOCK
             S.sc[S_CYCLE] = t
@@ -1090,6 +1095,19 @@ def _series(K, S, t):
     S.sc[S_SERIES_NEXT] = t + K[K_PERIOD]
 
 
+def _unblock(K, S):
+    """Clear every policy block (``ctl_blocked``) and wake the SMs; True if some warp was blocked."""
+    any_blocked = False
+    for g in range(S.w.shape[1]):
+        if S.w[W_CTL_BLOCKED, g]:
+            S.w[W_CTL_BLOCKED, g] = 0
+            any_blocked = True
+    if any_blocked:
+        for sm in range(K[K_N_SM]):
+            S.sm[M_WAKE, sm] = 1
+    return any_blocked
+
+
 def _blame(K, S):
     """Name the resource a deadlocked kernel waits on (``layout.DEADLOCKS``)."""
     for g in range(S.w.shape[1]):
@@ -1123,7 +1141,7 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _queue_full, _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why,
-              _eligibility, _pick, _two_level, _issue, _handle, _series, _blame, _loop)
+              _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):

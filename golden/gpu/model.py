@@ -44,9 +44,13 @@ SLICE = 1 << 16
 #: (the sum over its cycles of ``ready``), ``win_loads[sm]`` (loads that passed the L1 lookup:
 #: hits, misses, sector misses, MSHR merges), ``win_misses[sm]`` (misses and sector misses),
 #: ``win_merges[sm]`` (MSHR merges). ``docs/timing.md`` has the exact cycle rules.
+#: After those, read-only: ``inst[sm]`` (warp instructions the SM has issued since the run
+#: started) and ``wpc[sm]`` (warps per CTA of the kernel the SM last started a CTA of;
+#: ``warp[slot] = cta * wpc + warp``). ``attach_scheduler`` may return ``{level: LevelHooks}``:
+#: hooks rebuilt on these arrays.
 SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
                                                    "ready", "first_cta", "window", "win_ready", "win_loads",
-                                                   "win_misses", "win_merges"))
+                                                   "win_misses", "win_merges", "inst", "wpc"))
 
 
 class DeadlockError(RuntimeError):

@@ -54,7 +54,7 @@ from fractions import Fraction
 from golden.units.base import UnitModel
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
-__all__ = ["IrsUnit", "cutoff_fraction", "over_cutoff", "irs", "IRS_WARPS", "IRS_COUNTER_BITS",
+__all__ = ["IrsUnit", "cutoff_fraction", "over_cutoff", "over_pq", "irs", "IRS_WARPS", "IRS_COUNTER_BITS",
            "HIGH_CUTOFF", "LOW_CUTOFF", "HIGH_EPOCH", "LOW_EPOCH", "check_irs_params"]
 
 #: ciao18 Sections IV-A and V-F.
@@ -83,7 +83,12 @@ def irs(hits: int, inst: int, active: int) -> float:
 
 def over_cutoff(hits: int, inst: int, active: int, cutoff: Fraction) -> bool:
     """``IRS > cutoff`` without a division: ``hits * active * q > p * inst``."""
-    return hits * active * cutoff.denominator > cutoff.numerator * inst
+    return over_pq(hits, inst, active, cutoff.numerator, cutoff.denominator)
+
+
+def over_pq(hits: int, inst: int, active: int, p: int, q: int) -> bool:
+    """``IRS > p / q`` without a division (plain integers; the ciao18 policies compile it with numba)."""
+    return hits * active * q > p * inst
 
 
 def check_irs_params(warps: object, counter_bits: object, high_cutoff: object, low_cutoff: object,

@@ -1,0 +1,177 @@
+"""ciao18's comparison (Fig. 8): IPC of each scheduler normalised to GTO, per benchmark and per class.
+
+Schedulers (:data:`SCHEDULERS`): ``gto`` (the ciao18 preset's baseline),
+``ccws`` and ``ciao-t`` (``golden/policies/ciao18.py``), ``best-swl`` (GTO
+with the warp limit that :func:`profile_best_swl` finds best for the
+benchmark), ``statpcal`` (``golden/policies/statpcal.py``, with Best-SWL's
+limit as its token count). ``ciao-p`` and ``ciao-c`` are not built
+(:data:`NOT_BUILT`): the comparison reports them as missing, never with
+numbers. ``docs/policies/ciao18.md`` has every parameter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable
+
+from golden.configs.schema import GPUConfig
+from golden.gpu.model import DeadlockError
+from golden.gpu.run import simulate_timed
+from golden.policies import get_policy
+from golden.workloads import registry
+from golden.workloads.registry import Workload
+
+__all__ = ["SCHEDULERS", "NOT_BUILT", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "swl_points", "run_point",
+           "profile_best_swl", "best_point", "compare_workload", "class_means"]
+
+#: Every scheduler of Fig. 8, in the paper's order.
+SCHEDULERS = ("gto", "ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c")
+#: Schedulers this model does not have yet (printed as missing).
+NOT_BUILT = ("ciao-p", "ciao-c")
+#: ciao18 Fig. 8 / Section V-B: geometric-mean IPC over GTO of all benchmarks.
+PAPER_FIG8 = {"ccws": 1.02, "best-swl": 1.16, "statpcal": 1.24, "ciao-t": 1.34, "ciao-p": 1.34,
+              "ciao-c": 1.56}
+#: Table II's classes.
+CLASSES = ("LWS", "SWS", "CI")
+#: The benchmarks of Figs. 9 and 10's time series.
+TIME_SERIES = ("atax", "backprop", "syrk", "kmn")
+
+
+def swl_points(workload: str, gpu: GPUConfig, limits: Iterable[int] | None = None) -> list[dict]:
+    """Best-SWL's profiling points of ``workload``: one per warp limit (default 1 .. ``max_warps_per_sm``).
+
+    Each point is ``{"workload", "scheduler": "gto", "warp_limit"}``, what a sweep runs.
+
+    Raises
+    ------
+    ValueError
+        If a limit is not from 1 to ``max_warps_per_sm`` (the message names ``warp_limit``).
+    """
+    limits = range(1, gpu.max_warps_per_sm + 1) if limits is None else list(limits)
+    for n in limits:
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= gpu.max_warps_per_sm:
+            raise ValueError(f"warp_limit: must be an integer from 1 to {gpu.max_warps_per_sm}, not {n!r}")
+    return [{"workload": workload, "scheduler": "gto", "warp_limit": n} for n in limits]
+
+
+def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
+              series_period: int = 1000, params: dict | None = None) -> dict:
+    """One timed run of ``wl`` with ``scheduler`` (``gto``, ``ccws``, ``ciao-t``, ``statpcal``).
+
+    ``warp_limit`` applies to GTO (Best-SWL); ``params`` go to the policy.
+
+    Returns
+    -------
+    dict
+        ``{"scheduler", "warp_limit", "ipc", "cycles", "instructions", "l1_hit_rate",
+        "throttled", "policy_stats", "series"}`` (``series``: the timing model's rows).
+    """
+    machine = dataclasses.replace(gpu, scheduler="gto", warp_limit=warp_limit)
+    pol = None if scheduler in ("gto", "best-swl") else get_policy(scheduler, **(params or {}))
+    if hasattr(pol, "attach_gpu"):
+        pol.attach_gpu(machine)
+    r = simulate_timed(wl, machine, pol, series_period=series_period)
+    t = r["timing"]
+    return {"scheduler": scheduler, "warp_limit": warp_limit, "ipc": t["ipc"], "cycles": t["cycles"],
+            "instructions": r["totals"]["instructions"], "l1_hit_rate": t["l1"]["hit_rate"],
+            "throttled": t["issue_slots"]["throttled"], "policy_stats": r["policy_stats"],
+            "series": t["series"]}
+
+
+def best_point(results: list[dict]) -> dict:
+    """The profiled point with the highest IPC (the smallest limit among equals).
+
+    Raises
+    ------
+    ValueError
+        If ``results`` is empty.
+    """
+    if not results:
+        raise ValueError("results: Best-SWL needs at least one profiled warp limit")
+    return max(results, key=lambda r: (r["ipc"], -r["warp_limit"]))
+
+
+def _or_deadlock(fn: Callable[[], dict], warp_limit: int = 0) -> dict:
+    """``fn()``, or ``{"warp_limit", "ipc": 0.0, "deadlock": message}`` if the run deadlocks.
+
+    A warp limit below a CTA's warps deadlocks at its first barrier (the warps past the limit never
+    arrive): such a limit is not a candidate.
+    """
+    try:
+        return fn()
+    except DeadlockError as e:
+        return {"warp_limit": warp_limit, "ipc": 0.0, "deadlock": str(e)}
+
+
+def profile_best_swl(wl: Workload, gpu: GPUConfig, limits: Iterable[int] | None = None,
+                     run: Callable[[dict], dict] | None = None) -> dict:
+    """Run every point of :func:`swl_points` and pick the best IPC.
+
+    ``run`` maps a point to a result with ``ipc`` and ``warp_limit`` (default: :func:`run_point`
+    on ``wl``); a sweep engine can run the points instead and hand the results to :func:`best_point`.
+
+    Returns
+    -------
+    dict
+        ``{"best": limit, "ipc": ..., "profile": [{"warp_limit", "ipc", "deadlock"}, ...]}``
+        (``deadlock``: None, or the message of a limit that deadlocked, counted as IPC 0).
+    """
+    points = swl_points(wl.name, gpu, limits)
+    run = run or (lambda p: _or_deadlock(lambda: run_point(wl, gpu, "gto", p["warp_limit"]), p["warp_limit"]))
+    results = [run(p) for p in points]
+    best = best_point(results)
+    return {"best": best["warp_limit"], "ipc": best["ipc"],
+            "profile": [{"warp_limit": r["warp_limit"], "ipc": r["ipc"], "deadlock": r.get("deadlock")}
+                        for r in results]}
+
+
+def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = SCHEDULERS,
+                     swl_limits: Iterable[int] | None = None) -> dict:
+    """IPC of each built scheduler on ``wl`` and its ratio to GTO's (``norm``).
+
+    ``norm`` is None for a scheduler that is not built (its run is None) or whose run deadlocked
+    (its run has the message under ``deadlock``).
+    """
+    spec = registry.get(wl.name)
+    row: dict = {"workload": wl.name, "class": spec.paper.get("cls"),
+                 "paper_n_warp": spec.paper.get("n_warp"), "runs": {}, "norm": {}}
+    gto = run_point(wl, gpu, "gto")
+    row["runs"]["gto"] = gto
+    prof = None
+    for s in schedulers:
+        if s == "gto":
+            continue
+        if s in NOT_BUILT:
+            row["runs"][s] = None
+            row["norm"][s] = None
+            continue
+        if s in ("best-swl", "statpcal") and prof is None:
+            prof = profile_best_swl(wl, gpu, swl_limits)
+        if s == "best-swl":
+            n = prof["best"]
+            r = _or_deadlock(lambda n=n: run_point(wl, gpu, "best-swl", n), n)
+            r["profile"] = prof["profile"]
+        elif s == "statpcal":
+            n = prof["best"]
+            r = _or_deadlock(lambda n=n: run_point(wl, gpu, "statpcal", params={"tokens": n}))
+        else:
+            r = _or_deadlock(lambda s=s: run_point(wl, gpu, s))
+        row["runs"][s] = r
+        row["norm"][s] = r["ipc"] / gto["ipc"] if gto["ipc"] and not r.get("deadlock") else None
+    return row
+
+
+def _geomean(values: list[float]) -> float | None:
+    values = [v for v in values if v is not None and v > 0]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def class_means(rows: list[dict], schedulers: Iterable[str] = SCHEDULERS) -> dict:
+    """Geometric mean of the normalised IPC per class (LWS, SWS, CI) and over all rows."""
+    out: dict = {}
+    for cls in (*CLASSES, "all"):
+        sel = [r for r in rows if cls == "all" or r["class"] == cls]
+        out[cls] = {s: _geomean([r["norm"].get(s) for r in sel]) for s in schedulers if s != "gto"}
+        out[cls]["n"] = len(sel)
+    return out

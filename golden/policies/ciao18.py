@@ -1,0 +1,435 @@
+"""ciao18's warp schedulers on the timing model: CIAO-T and CCWS, both fed by a per-warp VTA.
+
+Both policies keep, per SM, a victim tag array indexed by warp slot (the
+set is the WID of the warp that brought the evicted line into the L1D; an
+entry holds the line and the WID of the warp whose request evicted it),
+fed by the L1's ``on_fill`` (who brought a line in) and ``on_evict`` (the
+evicting access's warp), probed on every L1 load miss (``on_miss``). The
+VTA follows ``golden.units.ciao_vta.Vta``: pure FIFO insertion, the
+lowest valid matching way hits and is invalidated. They act on the warp
+schedulers through ``SchedulerControl.blocked`` (``attach_scheduler``);
+without the timing model (``--timing none``) they do nothing.
+
+**CIAO-T** (ciao18 Section IV, Algorithm 1, throttling only): a VTA hit of
+warp *i* counts in *i*'s VTA-hit counter and updates *i*'s interference
+list entry with the evicting warp (``golden.units.ciao_interference.update_entry``,
+the unit model's own function compiled with numba). IRS_i follows Eq. 1,
+tested without a division (``golden.units.ciao_irs.over_pq``). At the end
+of a low cut-off epoch (every ``low_epoch`` instructions of the SM) every
+stalled warp whose pair-list warp *k* no longer has IRS_k over the low
+cut-off, or has finished, is reactivated; at the end of a high cut-off
+epoch every active warp *i* over the high cut-off stalls its interfering
+warp *j* (*j* != *i*, *j* resident and active) and records *i* in *j*'s
+pair-list entry. ``docs/policies/ciao18.md`` lists every choice.
+
+**CCWS** (Rogers et al., MICRO 2012): per-warp lost-locality scores
+starting at ``base_score``; a VTA hit of warp *i* adds
+``LLDS = (VTA hits / instructions of the SM) * k_vc * (resident warps * base_score)``
+to *i*'s score; scores decay by one point per instruction the SM issues,
+never below the base. Warps are stacked by score (highest first, then
+slot); a warp whose stacked sum exceeds ``resident * base_score`` may not
+issue (the highest-scored warp always may).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+from golden.configs.schema import CacheConfig, GPUConfig
+from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
+from golden.units.ciao_interference import IL_COUNTER_BITS, update_entry
+from golden.units.ciao_irs import (
+    HIGH_CUTOFF,
+    HIGH_EPOCH,
+    IRS_WARPS,
+    LOW_CUTOFF,
+    LOW_EPOCH,
+    check_irs_params,
+    over_pq,
+)
+from golden.units.ciao_vta import VTA_LINE_BITS, VTA_WAYS, check_vta_params
+
+__all__ = ["CiaoT", "CCWS", "SchedState", "CCWS_DEFAULTS", "MODE_CIAO_T", "MODE_CCWS"]
+
+LOAD = 1
+MODE_CIAO_T, MODE_CCWS = 0, 1
+#: CCWS's public configuration (Rogers et al. MICRO'12, as issue 14 gives it).
+CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8}
+
+# p[]: parameters.
+(P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
+ P_KVC, P_IL_TOP) = range(14)
+# st[]: statistics.
+(S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS) = range(7)
+STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivations", "throttle_updates",
+              "kernel_starts")
+
+SchedState = namedtuple("SchedState", [
+    "blocked", "warp", "resident", "inst", "wpc",  # SchedulerControl views (zeros before attach)
+    "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
+    "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries and a FIFO pointer per set
+    "hits", "ilw", "ilc", "f1", "f1gw", "score",  # per (SM, slot)
+    "kern", "inst0", "nlow", "nhigh", "last",  # per SM
+    "p", "st"])
+SchedState.__doc__ = "State of the L1 level of CIAO-T and CCWS (see the module docstring)."
+
+_over = nb.njit(cache=True, nogil=True)(over_pq)
+_il_update = nb.njit(cache=True, nogil=True)(update_entry)
+
+
+@nb.njit(cache=True, nogil=True)
+def _slot(ps, sm, cta, warp):
+    """The slot (within ``sm``) of warp ``warp`` of CTA ``cta``; -1 if it is not resident."""
+    W = ps.p[P_W]
+    gw = cta * ps.wpc[sm] + warp
+    base = sm * W
+    for s in range(W):
+        if ps.warp[base + s] == gw:
+            return np.int64(s)
+    return np.int64(-1)
+
+
+@nb.njit(cache=True, nogil=True)
+def _new_kernel(ps, sm, kernel):
+    """A kernel's first access on ``sm``: every per-kernel counter and list starts again."""
+    W = ps.p[P_W]
+    for s in range(W):
+        g = sm * W + s
+        ps.hits[g] = 0
+        ps.ilw[g] = s
+        ps.ilc[g] = 0
+        ps.f1[g] = -1
+        ps.f1gw[g] = -1
+        ps.score[g] = ps.p[P_BASE]
+        ps.vptr[g] = 0
+        for w in range(ps.p[P_WAYS]):
+            ps.vvalid[g * ps.p[P_WAYS] + w] = 0
+    ps.kern[sm] = kernel
+    ps.inst0[sm] = ps.inst[sm]
+    ps.last[sm] = ps.inst[sm]
+    ps.nlow[sm] = ps.p[P_LO_E]
+    ps.nhigh[sm] = ps.p[P_HI_E]
+    ps.st[S_KERNELS] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _epochs(ps, sm):
+    """Algorithm 1 at the end of low / high cut-off epochs of ``sm`` (release first, then trigger)."""
+    p = ps.p
+    W = p[P_W]
+    n = ps.inst[sm] - ps.inst0[sm]
+    low = n >= ps.nlow[sm]
+    high = n >= ps.nhigh[sm]
+    if not low and not high:
+        return
+    if low:
+        ps.nlow[sm] = (n // p[P_LO_E] + 1) * p[P_LO_E]
+    if high:
+        ps.nhigh[sm] = (n // p[P_HI_E] + 1) * p[P_HI_E]
+    active = ps.resident[sm]
+    base = sm * W
+    if low:
+        for s in range(W):
+            g = base + s
+            if not ps.blocked[g] or ps.warp[g] < 0:
+                continue
+            k = ps.f1[g]
+            if k >= 0 and ps.warp[base + k] == ps.f1gw[g] and _over(ps.hits[base + k], n, active, p[P_LO_P],
+                                                                     p[P_LO_Q]):
+                continue  # warp k still suffers and still runs
+            ps.blocked[g] = 0
+            ps.f1[g] = -1
+            ps.f1gw[g] = -1
+            ps.st[S_REACTIVATIONS] += 1
+    if high:
+        for s in range(W):
+            g = base + s
+            if ps.warp[g] < 0 or ps.blocked[g] or not _over(ps.hits[g], n, active, p[P_HI_P], p[P_HI_Q]):
+                continue
+            j = ps.ilw[g]
+            gj = base + j
+            if j == s or ps.warp[gj] < 0 or ps.blocked[gj]:
+                continue
+            ps.blocked[gj] = 1
+            ps.f1[gj] = s
+            ps.f1gw[gj] = ps.warp[g]
+            ps.st[S_STALLS] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_throttle(ps, sm):
+    """CCWS's cut-off: stack the resident warps by score; those past ``resident * base`` may not issue."""
+    W = ps.p[P_W]
+    base = sm * W
+    cutoff = ps.resident[sm] * ps.p[P_BASE]
+    for s in range(W):
+        g = base + s
+        if ps.warp[g] < 0:
+            continue
+        above = np.int64(0)
+        for s2 in range(W):
+            g2 = base + s2
+            if s2 != s and ps.warp[g2] >= 0 and (ps.score[g2] > ps.score[g]
+                                                 or (ps.score[g2] == ps.score[g] and s2 < s)):
+                above += ps.score[g2]
+        ps.blocked[g] = 1 if above > 0 and above + ps.score[g] > cutoff else 0
+    ps.st[S_THROTTLE_UPDATES] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_decay(ps, sm):
+    """Scores lose one point per instruction the SM issued since the last look (not below the base)."""
+    d = ps.inst[sm] - ps.last[sm]
+    if d <= 0:
+        return
+    ps.last[sm] = ps.inst[sm]
+    W = ps.p[P_W]
+    raised = False
+    for s in range(W):
+        g = sm * W + s
+        if ps.score[g] > ps.p[P_BASE]:
+            ps.score[g] = max(ps.p[P_BASE], ps.score[g] - d)
+            raised = True
+    if raised:
+        _ccws_throttle(ps, sm)
+
+
+@nb.njit(cache=True, nogil=True)
+def _enter(ps, a):
+    """Start of every L1 hook: the kernel's start, the epochs or the decay; returns the warp's slot."""
+    if ps.p[P_W] == 0:
+        return np.int64(-1)
+    sm = a.c
+    if ps.kern[sm] != a.kernel:
+        _new_kernel(ps, sm, a.kernel)
+    if ps.p[P_MODE] == MODE_CIAO_T:
+        _epochs(ps, sm)
+    else:
+        _ccws_decay(ps, sm)
+    return _slot(ps, sm, a.cta, a.warp)
+
+
+@nb.njit(cache=True, nogil=True)
+def sched_on_hit(ps, a):
+    """An L1 hit: epochs and decay only."""
+    _enter(ps, a)
+
+
+@nb.njit(cache=True, nogil=True)
+def sched_on_fill(ps, a):
+    """Remember which warp slot brought the line in (the VTA set of its later eviction)."""
+    s = _enter(ps, a)
+    if ps.p[P_W] > 0:
+        ps.owner[a.c * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + a.way] = s
+
+
+@nb.njit(cache=True, nogil=True)
+def sched_on_evict(ps, a, way, line, dirty):
+    """An L1 line leaves: into its owner's VTA set, with the evicting warp's slot (FIFO)."""
+    if ps.p[P_W] == 0:
+        return
+    sm = a.c
+    o = ps.owner[sm * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + way]
+    wid = _slot(ps, sm, a.cta, a.warp)
+    if o < 0 or wid < 0:
+        return
+    ways = ps.p[P_WAYS]
+    si = sm * ps.p[P_W] + o
+    e = si * ways + ps.vptr[si]
+    ps.vvalid[e] = 1
+    ps.vline[e] = line
+    ps.vwid[e] = wid
+    ps.vptr[si] = (ps.vptr[si] + 1) % ways
+    ps.st[S_INSERTS] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def sched_on_miss(ps, a):
+    """An L1 load miss probes the warp's VTA set; a hit feeds IRS and the interference list, or CCWS."""
+    s = _enter(ps, a)
+    if s < 0 or a.op != LOAD:
+        return np.int64(0)
+    sm = a.c
+    W = ps.p[P_W]
+    ways = ps.p[P_WAYS]
+    g = sm * W + s
+    ps.st[S_PROBES] += 1
+    by = np.int64(-1)
+    for w in range(ways):
+        e = g * ways + w
+        if ps.vvalid[e] and ps.vline[e] == a.line:
+            ps.vvalid[e] = 0
+            by = ps.vwid[e]
+            break
+    if by < 0:
+        return np.int64(0)
+    ps.st[S_VTA_HITS] += 1
+    ps.hits[g] += 1
+    if ps.p[P_MODE] == MODE_CIAO_T:
+        ps.ilw[g], ps.ilc[g] = _il_update(ps.ilw[g], ps.ilc[g], by, ps.p[P_IL_TOP])
+        return np.int64(0)
+    total = np.int64(0)
+    for s2 in range(W):
+        total += ps.hits[sm * W + s2]
+    inst = max(np.int64(1), ps.inst[sm] - ps.inst0[sm])
+    ps.score[g] += max(np.int64(1), total * ps.p[P_KVC] * ps.resident[sm] * ps.p[P_BASE] // inst)
+    _ccws_throttle(ps, sm)
+    return np.int64(0)
+
+
+def _check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name}: must be a positive integer, not {value!r}")
+    return value
+
+
+class _VtaScheduler(Policy):
+    """What CIAO-T and CCWS share: the VTA, the control arrays, the statistics."""
+
+    mode = MODE_CIAO_T
+
+    def __init__(self, vta_ways: int) -> None:
+        check_vta_params(1, vta_ways, VTA_LINE_BITS)
+        self.vta_ways = vta_ways
+        self._state: SchedState | None = None
+        self._n = 0
+        self._cfg: CacheConfig | None = None
+
+    def _params(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _build(self, ctl=None) -> LevelHooks:
+        n, cfg = self._n, self._cfg
+        W = 0 if ctl is None else len(ctl.blocked) // n
+        if ctl is None:
+            views = {"blocked": np.zeros(0, np.int64), "warp": np.zeros(0, np.int64),
+                     "resident": np.zeros(n, np.int64), "inst": np.zeros(n, np.int64),
+                     "wpc": np.zeros(n, np.int64)}
+        else:
+            views = {name: getattr(ctl, name) for name in ("blocked", "warp", "resident", "inst", "wpc")}
+        lines = cfg.size // cfg.line_size
+        p = self._params()
+        p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE]] = (W, self.vta_ways, lines, cfg.assoc, self.mode)
+        p[P_IL_TOP] = (1 << IL_COUNTER_BITS) - 1
+        per_slot = n * W
+        self._state = SchedState(
+            **views, owner=np.full(n * lines, -1, np.int64),
+            vline=np.zeros(per_slot * self.vta_ways, np.int64),
+            vwid=np.zeros(per_slot * self.vta_ways, np.int64),
+            vvalid=np.zeros(per_slot * self.vta_ways, np.int64), vptr=np.zeros(per_slot, np.int64),
+            hits=np.zeros(per_slot, np.int64), ilw=np.zeros(per_slot, np.int64),
+            ilc=np.zeros(per_slot, np.int64),
+            f1=np.full(per_slot, -1, np.int64), f1gw=np.full(per_slot, -1, np.int64),
+            score=np.zeros(per_slot, np.int64), kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
+            nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64), p=p,
+            st=np.zeros(len(STAT_NAMES), np.int64))
+        return make_hooks(self._state, on_hit=sched_on_hit, on_miss=sched_on_miss, on_fill=sched_on_fill,
+                          on_evict=sched_on_evict)
+
+    def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
+        if level != "l1":
+            return BASELINE_HOOKS
+        self._n, self._cfg = n_caches, cfg
+        return self._build()
+
+    def attach_scheduler(self, ctl) -> dict[str, LevelHooks]:
+        """Rebuild the L1 hooks on the timing model's scheduler control arrays."""
+        if len(ctl.blocked) // self._n > IRS_WARPS + 16:
+            raise ValueError(f"max_warps_per_sm: {self.name} indexes warps by a 6-bit WID (at most 64 "
+                             f"warps per SM), not {len(ctl.blocked) // self._n}")
+        return {"l1": self._build(ctl)}
+
+    def stats(self) -> dict[str, int | float]:
+        st = self._state.st if self._state is not None else np.zeros(len(STAT_NAMES), np.int64)
+        return {name: int(v) for name, v in zip(STAT_NAMES, st, strict=True)}
+
+    def reset(self) -> None:
+        if self._state is not None:
+            self._state.st[:] = 0
+            self._state.kern[:] = -1
+
+    def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
+        w = gpu.max_warps_per_sm
+        ptr = max(1, (self.vta_ways - 1).bit_length())
+        return {"l1.vta": w * self.vta_ways * (VTA_LINE_BITS + 6 + 1) + w * ptr}
+
+
+@register_policy
+class CiaoT(_VtaScheduler):
+    """ciao18's CIAO-T: interference detection and Algorithm 1's throttling (module docstring).
+
+    Parameters
+    ----------
+    high_cutoff, low_cutoff : float
+        IRS cut-offs (0.01, 0.005), in (0, 1].
+    high_epoch, low_epoch : int
+        Instructions of an SM per high / low cut-off epoch (5,000, 100), positive.
+    vta_ways : int
+        VTA tags per warp (8).
+
+    Raises
+    ------
+    ValueError
+        For a cut-off or epoch that is zero, negative or unusable (the message names the field).
+    """
+
+    name = "ciao-t"
+    mode = MODE_CIAO_T
+
+    def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
+                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, vta_ways: int = VTA_WAYS) -> None:
+        self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
+        self.high_epoch, self.low_epoch = high_epoch, low_epoch
+        super().__init__(vta_ways)
+
+    def _params(self) -> np.ndarray:
+        p = np.zeros(14, np.int64)
+        p[[P_HI_P, P_HI_Q, P_LO_P, P_LO_Q]] = (self.hi.numerator, self.hi.denominator, self.lo.numerator,
+                                               self.lo.denominator)
+        p[[P_HI_E, P_LO_E]] = (self.high_epoch, self.low_epoch)
+        return p
+
+    def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
+        w = gpu.max_warps_per_sm
+        return {**super().storage_bits(gpu), "l1.interference_list": 64 * 8, "l1.pair_list": 64 * 12 + 2 * w,
+                "l1.irs": w * 32 + 32}
+
+    def units(self) -> tuple[str, ...]:
+        return ("ciao_vta", "ciao_interference", "ciao_pair_list", "ciao_irs")
+
+
+@register_policy
+class CCWS(_VtaScheduler):
+    """Cache-conscious wavefront scheduling (Rogers et al. MICRO'12) on a per-warp VTA (module docstring).
+
+    Parameters
+    ----------
+    vta_ways : int
+        Victim tags per warp (16).
+    base_score : int
+        Every warp's lost-locality score at rest (100).
+    k_vc : int
+        K_throttle of the lost-locality-detected score (8).
+
+    Raises
+    ------
+    ValueError
+        For a parameter that is zero, negative or unusable (the message names the field).
+    """
+
+    name = "ccws"
+    mode = MODE_CCWS
+
+    def __init__(self, *, vta_ways: int = CCWS_DEFAULTS["vta_ways"],
+                 base_score: int = CCWS_DEFAULTS["base_score"], k_vc: int = CCWS_DEFAULTS["k_vc"]) -> None:
+        self.base_score = _check_positive_int("base_score", base_score)
+        self.k_vc = _check_positive_int("k_vc", k_vc)
+        super().__init__(vta_ways)
+
+    def _params(self) -> np.ndarray:
+        p = np.zeros(14, np.int64)
+        p[[P_BASE, P_KVC]] = (self.base_score, self.k_vc)
+        return p

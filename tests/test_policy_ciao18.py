@@ -1,0 +1,213 @@
+"""ciao18's schedulers on the timing model: CIAO-T, CCWS, statPCAL and the Best-SWL profile.
+
+The compiled VTA and interference-list rules are checked against the unit
+models (``golden.units.ciao_*``) on a random recorded sequence; the
+schedulers run on a tiny thrashing kernel (8 warps of 8 lines each through
+a 32-line L1) against GTO.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+from golden.cache.hierarchy import Hierarchy
+from golden.cache.hooks import ACCESS_FIELDS, Access
+from golden.experiments.ciao18 import best_point, profile_best_swl, run_point, swl_points
+from golden.gpu.model import TimingModel
+from golden.policies import get_policy
+from golden.policies.ciao18 import sched_on_evict, sched_on_miss
+from golden.trace.builder import KernelBuilder
+from golden.trace.model import Workload
+from golden.units.ciao_interference import InterferenceList
+from golden.units.ciao_irs import IrsUnit
+from golden.units.ciao_vta import Vta
+from tests.test_compare import gpucache
+from tests.test_timing import LINE, gpu
+
+
+def thrash(warps: int = 8, lines: int = 8, reps: int = 20):
+    """Each warp loads its own ``lines`` lines ``reps`` times (2 compute instructions after each)."""
+    kb = KernelBuilder("thrash", (1,), (32 * warps,))
+    warp = kb.tid // 32
+    for _ in range(reps):
+        for i in range(lines):
+            kb.load(0x100 + 16 * i, (warp * lines + i) * LINE)
+            kb.compute(2)
+    return kb.build()
+
+
+@pytest.fixture(scope="module")
+def runs():
+    out = {}
+    for key, name, kw, g in (
+            ("gto", "baseline", {}, {}), ("never", "ciao-t", {"high_cutoff": 1.0}, {}),
+            ("ciao-t", "ciao-t", {"high_epoch": 500}, {}), ("ccws", "ccws", {}, {}),
+            ("pcal", "statpcal", {"tokens": 2, "window": 200}, {}),
+            ("pcal-busy", "statpcal", {"tokens": 2, "window": 200}, {"dram_bus_bytes": 1})):
+        g = gpu(l1=dict(size=4096, assoc=4), **g)
+        pol = get_policy(name, **kw)
+        if name == "statpcal":
+            pol.attach_gpu(g)
+        r = TimingModel(g, Hierarchy(g, pol)).run_kernel(thrash(), 0)
+        out[key] = (r, pol.stats())
+    return out
+
+
+def test_ciao_t_that_never_triggers_is_gto(runs):
+    gto, (never, st) = runs["gto"][0], runs["never"]
+    assert never.cycles == gto.cycles and never.counters == gto.counters
+    assert st["vta_hits"] > 1000 and st["stalls"] == 0  # the VTA sees the thrashing
+
+
+def test_ciao_t_throttles_and_reactivates(runs):
+    gto, (r, st) = runs["gto"][0], runs["ciao-t"]
+    assert st["stalls"] > 0 and st["reactivations"] == st["stalls"]  # every stalled warp came back
+    assert r.counters["stall_throttled"] > 0
+    assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
+    assert r.cycles < gto.cycles
+    assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+def test_ccws_throttles(runs):
+    gto, (r, st) = runs["gto"][0], runs["ccws"]
+    assert st["throttle_updates"] > 0 and r.counters["stall_throttled"] > 0
+    assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
+    assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+def test_statpcal_bypasses_when_bandwidth_is_free(runs):
+    # No DRAM bandwidth limit: always under-used, the 6 tokenless warps run and bypass the L1.
+    gto, (r, st) = runs["gto"][0], runs["pcal"]
+    assert st["load_misses_bypassed"] > 0 and st["busy_windows"] == 0
+    assert r.counters["stall_throttled"] == 0
+    assert r.counters["l1_hits"] > 10 * gto.counters["l1_hits"]  # the 2 token warps keep their lines
+
+
+def test_statpcal_throttles_when_bandwidth_is_busy(runs):
+    # 1 byte per cycle of DRAM: every window is busy after the first, the tokenless warps wait.
+    r, st = runs["pcal-busy"]
+    assert st["busy_windows"] > 0 and r.counters["stall_throttled"] > 0
+    assert r.counters["instructions"] == runs["gto"][0].counters["instructions"]
+
+
+def test_best_swl_profile_picks_the_best_ipc():
+    g = gpu(l1=dict(size=4096, assoc=4))
+    assert [p["warp_limit"] for p in swl_points("x", g, [1, 3])] == [1, 3]
+    assert len(swl_points("x", g)) == g.max_warps_per_sm
+    with pytest.raises(ValueError, match="^warp_limit: "):
+        swl_points("x", g, [0])
+    fake = {1: 0.5, 2: 0.9, 3: 0.9, 4: 0.7}
+    prof = profile_best_swl(Workload(name="t/x", kernels=[]), g, fake, lambda p: {
+        "warp_limit": p["warp_limit"], "ipc": fake[p["warp_limit"]]})
+    assert prof["best"] == 2 and prof["ipc"] == 0.9 and len(prof["profile"]) == 4
+    with pytest.raises(ValueError, match="^results: "):
+        best_point([])
+
+
+def test_best_swl_profile_on_the_timing_model(runs):
+    # The limit takes effect below the 8 resident warps and not at 8 (= GTO without a limit).
+    g = gpu(l1=dict(size=4096, assoc=4))
+    wl = Workload(name="t/thrash", kernels=[thrash()])
+    prof = profile_best_swl(wl, g, [2, 8])
+    by = {p["warp_limit"]: p["ipc"] for p in prof["profile"]}
+    gto = runs["gto"][0]
+    assert by[8] == round(gto.counters["instructions"] / gto.cycles, 4)
+    assert by[2] != by[8] and prof["best"] == max(by, key=by.get)
+    assert run_point(wl, g, "gto", 2)["ipc"] == by[2]
+
+
+def test_best_swl_profile_skips_a_limit_that_deadlocks():
+    # 2 warps per CTA meet at a barrier: with a limit of 1 the second never arrives.
+    kb = KernelBuilder("bar", (1,), (64,))
+    kb.load(0x10, kb.tid * 4)
+    kb.barrier()
+    kb.compute(1)
+    prof = profile_best_swl(Workload(name="t/bar", kernels=[kb.build()]), gpu(), [1, 2])
+    assert prof["best"] == 2 and prof["ipc"] > 0
+    assert prof["profile"][0]["ipc"] == 0.0 and "deadlock" in prof["profile"][0]["deadlock"]
+    assert prof["profile"][1]["deadlock"] is None
+
+
+def _acc(**f):
+    return Access(*(np.int64(f.get(name, 0)) for name in ACCESS_FIELDS))
+
+
+def test_compiled_vta_and_lists_match_the_unit_models():
+    """A random sequence of evictions and load misses of 4 warps, through the policy and the unit models."""
+    W, ways, lines = 4, 8, 12
+    pol = get_policy("ciao-t")
+    pol.level_hooks("l1", gpu().l1, 1)
+    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc"))
+    ctl = Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
+              np.zeros(1, np.int64), np.full(1, W, np.int64))
+    ps = pol.attach_scheduler(ctl)["l1"].state
+    vta, il, irs = Vta(warps=W, ways=ways), InterferenceList(entries=W), IrsUnit(warps=W)
+    rng = np.random.default_rng(7)
+    hits = 0
+    for _ in range(400):
+        owner, by, line = (int(x) for x in rng.integers(0, [W, 2, lines]))  # two evictors: counters saturate
+        if rng.random() < 0.5:
+            ps.owner[0] = owner
+            sched_on_evict(ps, _acc(c=0, warp=by, set=0, kernel=0), np.int64(0), np.int64(line), np.int64(0))
+            vta.step(s1_ins__valid=1, s1_ins__set=owner, s1_ins__line=line, s1_ins__wid=by)
+            vta.step()
+            continue
+        before = int(ps.st[2])
+        sched_on_miss(ps, _acc(c=0, warp=owner, op=1, line=line, kernel=0))
+        vta.step(s1_probe__valid=1, s1_probe__set=owner, s1_probe__line=line)
+        out = vta.step()
+        assert int(ps.st[2]) - before == out["s2_probe__hit"]
+        if out["s2_probe__hit"]:
+            hits += 1
+            il.step(s1_upd__valid=1, s1_upd__wid=owner, s1_upd__by=out["s2_probe__wid"])
+            il.step()
+            irs.step(hit__valid=1, hit__wid=owner)
+        assert list(ps.ilw[:W]) == il.wid and list(ps.ilc[:W]) == il.count
+        assert list(ps.hits[:W]) == irs.hits
+    assert hits > 40 and max(il.count) == 3
+
+
+@pytest.mark.parametrize(("name", "kw", "field"), [
+    ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
+    ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
+    ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
+    ("ccws", {"vta_ways": 12}, "ways"), ("statpcal", {"tokens": 0}, "tokens"),
+    ("statpcal", {"window": -1}, "window"), ("statpcal", {"threshold": 0}, "threshold")])
+def test_bad_parameters_name_the_field(name, kw, field):
+    with pytest.raises(ValueError, match=f"^{field}: ") as e:
+        get_policy(name, **kw)
+    assert "\n" not in str(e.value)
+
+
+def test_compare_ciao18_prints_missing_schedulers_and_ratios(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    path = tmp_path / "c.json"
+    status, out, err = gpucache("compare", "--suite", "ciao18", "--workloads", "atax", "--scale", "0.05",
+                                "--swl-limits", "2", "8", "--json", str(path), "--no-progress")
+    assert status == 0, err
+    data = json.loads(path.read_text())
+    (row,) = data["rows"]
+    assert row["class"] == "LWS" and row["paper_n_warp"] == 2
+    assert row["runs"]["ciao-p"] is None and row["norm"]["ciao-c"] is None
+    gto = row["runs"]["gto"]["ipc"]
+    for s in ("ccws", "best-swl", "statpcal", "ciao-t"):
+        assert row["norm"][s] == pytest.approx(row["runs"][s]["ipc"] / gto)
+    assert row["runs"]["best-swl"]["warp_limit"] in (2, 8)
+    assert [p["warp_limit"] for p in row["runs"]["best-swl"]["profile"]] == [2, 8]
+    assert row["runs"]["statpcal"]["policy_stats"]["windows"] >= 0
+    assert "missing" in out and "ciao18 Fig. 8" in out and "1.56" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--suite", "ciao18", "--swl-limits", "0"), "--swl-limits: a warp limit is 1 to 48, not 0"),
+    (("--suite", "tian15", "--swl-limits", "4"), "--swl-limits applies to --suite ciao18 only"),
+    (("--suite", "ciao18", "--workloads", "nosuch"), "nosuch"),
+])
+def test_compare_ciao18_user_errors(tmp_path, monkeypatch, argv, message):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    status, _, err = gpucache("compare", *argv, "--scale", "0.05")
+    assert status == 2 and err.count("\n") == 1 and message in err, err
