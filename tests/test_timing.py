@@ -120,6 +120,21 @@ def test_merges_are_counted_exactly():
     assert r2.counters["l1_mshr_merges"] == 6 and r2.counters["l1_hits"] == 0
 
 
+def test_a_last_store_holds_its_warp_until_the_ld_st_unit_is_done():
+    # The warp's last instruction is a store of 4 lines with one L1 port: the LD/ST unit needs 4
+    # cycles for it, after the warp has issued everything. The warp (and the kernel) must wait
+    # for the unit; before this was so, the next kernel started with the unit still holding the
+    # store's row and indexed the new program with it (the kim20/ms hang).
+    kb = KernelBuilder("last-store", (1,), (32,))
+    kb.load(0x10, np.zeros(32, np.int64))
+    kb.store(0x20, (np.arange(32) // 8) * LINE * 3 + 10 * LINE)
+    tm, (first, second) = run([kb, chase(2)], gpu())
+    stores = tm.access_log()[:5]
+    assert stores[1:, 3].tolist() == [2] * 4  # the 4 store requests
+    assert first.end > stores[-1, 0]  # the kernel ends after the unit sent the last one
+    assert second.counters["l1_accesses"] == 2 and second.start == first.end
+
+
 def stores_after_load(n_stores: list[int], lines: list[int]) -> KernelBuilder:
     """Warp w loads line ``lines[w]`` then stores ``n_stores[w]`` times (its stores wait for the load)."""
     kb = KernelBuilder("order", (1,), (32 * len(lines),))

@@ -329,12 +329,7 @@ def test_same_seed_same_bytes():
 # -- every workload through gpucache run ----------------------------------------------
 
 
-#: Open defect (docs/timing.md, "Known defects"): on kim20/ms the timing model can spin forever in
-#: ``_l2_fill`` in some processes, so this run is skipped until it is fixed.
-_LOOPING = pytest.mark.skip(reason="open defect: the timing model can hang on kim20/ms (docs/timing.md)")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_LOOPING) if n == "ms" else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_small_run(name, tmp_path, capsys):
     out = tmp_path / "r.json"
     status = main(["run", "--workload", f"kim20/{name}", "--config", "kim20", "--scale", "0.02",

@@ -409,8 +409,7 @@ def _load_done(K, S, gslot, t):
     S.w[W_W_PEND, gslot] -= 1
     S.c[C_LOADS_DONE] += 1
     S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
-    if S.w[W_W_PEND, gslot] == 0 and S.w[W_W_DONE, gslot]:
-        _retire(K, S, gslot)
+    _retire_if_done(K, S, gslot)
 
 
 def _window_end(S, sm):
@@ -641,6 +640,19 @@ def _inject(K, S, t, sm):
 # -- warps, CTAs and schedulers ---------------------------------------------------------
 
 
+def _retire_if_done(K, S, g):
+    """Retire slot ``g`` if it issued everything, its loads are back and the LD/ST unit is done with it.
+
+    A warp's last store can still be in the LD/ST unit (sending its line
+    requests) when the warp issues its last instruction: the slot stays taken
+    until the unit is done, or a new warp in the slot would be charged with
+    the store, and the kernel could end with the unit still busy.
+    """
+    sm = g // K[K_SLOTS]
+    if S.w[W_W_DONE, g] and S.w[W_W_PEND, g] == 0 and S.sm[M_LD_SLOT, sm] != g - sm * K[K_SLOTS]:
+        _retire(K, S, g)
+
+
 def _retire(K, S, g):
     """Warp slot ``g`` has issued everything and its loads are back: free it."""
     sm = g // K[K_SLOTS]
@@ -669,8 +681,7 @@ def _finish_issue(K, S, g):
     c = (g // K[K_SLOTS]) * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
     S.cta[T_CTA_DONE, c] += 1
     _release_barrier(K, S, g // K[K_SLOTS], c)
-    if S.w[W_W_PEND, g] == 0:
-        _retire(K, S, g)
+    _retire_if_done(K, S, g)
 
 
 def _release_barrier(K, S, sm, c):
@@ -690,8 +701,7 @@ def _release_barrier(K, S, sm, c):
                 S.w[W_W_DONE, g] = True
                 _set_ready(K, S, sm, np.int64(-1))
                 S.cta[T_CTA_DONE, c] += 1
-                if S.w[W_W_PEND, g] == 0:
-                    _retire(K, S, g)
+                _retire_if_done(K, S, g)
 
 
 def _dispatch(K, S, P, sm):
@@ -1002,8 +1012,11 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
                     busy = True
                 if S.sm[M_LD_NEXT, sm] >= end:
+                    g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
                     S.sm[M_LD_SLOT, sm] = -1
                     S.sm[M_WAKE, sm] = 1
+                    if S.w[W_W_ACTIVE, g]:
+                        _retire_if_done(K, S, g)
             if S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
                 S.sm[M_SM_LIMIT_SEEN, sm] = S.sm[M_CTL_LIMIT, sm]
                 _eligibility(K, S.w, S.sm, sm)
@@ -1140,8 +1153,9 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _window_end, _window_load, _window_cycles, _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
-              _queue_full, _enqueue, _inject, _retire, _finish_issue, _release_barrier, _dispatch, _why,
-              _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
+              _queue_full, _enqueue, _inject, _retire_if_done, _retire, _finish_issue, _release_barrier,
+              _dispatch, _why, _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame,
+              _loop)
 
 
 def _compile(family: str, hooks: list | None):

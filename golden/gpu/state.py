@@ -174,6 +174,9 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     The memory system keeps its contents (caches, DRAM rows); warps, CTAs
     and the schedulers start empty at ``cycle``.
     """
+    if (state.sm[row("sm", "ld_slot")] >= 0).any() or state.sm[row("sm", "mq_n")].any():
+        # The previous kernel must have drained its LD/ST units and miss queues (core._retire_if_done).
+        raise RuntimeError("timing model: a kernel ended with an LD/ST unit or miss queue still busy")
     k = k.copy()
     k[_K["kernel"]] = kernel_index
     k[_K["wpc"]] = program.warps_per_cta
