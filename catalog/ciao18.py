@@ -1,9 +1,9 @@
 """ciao18's units: the victim tag array, the interference list, the pair list with the V/I flags,
 the IRS cut-off unit and the shared-memory address translation unit.
 
-ciao18's policies (CIAO-P, CIAO-T, CIAO-C on the timing model) are not
-built yet, so no policy records these units' transactions: each entry has
-``policy=None``. ``gpucache synth`` builds them (with the paper's
+ciao18's policies (CIAO-T, CIAO-P, CIAO-C on the timing model,
+``golden/policies/ciao18.py``) do not record these units' transactions yet,
+so each entry has ``policy=None``. ``gpucache synth`` builds them (with the paper's
 parameters; they do not depend on ``--config``), the unit tests check
 each RTL unit against its unit model on every cycle (``tests/test_rtl_ciao18.py``),
 and ``gpucache cosim --unit`` says that there is no whole-workload

@@ -46,6 +46,8 @@ def runs():
     for key, name, kw, g in (
             ("gto", "baseline", {}, {}), ("never", "ciao-t", {"high_cutoff": 1.0}, {}),
             ("ciao-t", "ciao-t", {"high_epoch": 500}, {}), ("ccws", "ccws", {}, {}),
+            ("ciao-p", "ciao-p", {"high_epoch": 500}, {}), ("ciao-c", "ciao-c", {"high_epoch": 500}, {}),
+            ("ciao-p-no-smem", "ciao-p", {"high_epoch": 500}, {"shared_mem_bytes": 0}),
             ("pcal", "statpcal", {"tokens": 2, "window": 200}, {}),
             ("pcal-busy", "statpcal", {"tokens": 2, "window": 200}, {"dram_bus_bytes": 1})):
         g = gpu(l1=dict(size=4096, assoc=4), **g)
@@ -70,6 +72,28 @@ def test_ciao_t_throttles_and_reactivates(runs):
     assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
     assert r.cycles < gto.cycles
     assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+def test_ciao_p_redirects_instead_of_stalling(runs):
+    gto, (r, st) = runs["gto"][0], runs["ciao-p"]
+    assert st["redirects"] > 0 and st["stalls"] == 0 and r.counters["stall_throttled"] == 0
+    assert r.counters["smem_cache_accesses"] > 0 and r.counters["smem_cache_hits"] > 0
+    assert r.counters["instructions"] == gto.counters["instructions"]
+    assert r.counters["l1_hits"] + r.counters["smem_cache_hits"] > 10 * gto.counters["l1_hits"]
+    assert r.cycles < gto.cycles
+
+
+def test_ciao_c_redirects_first(runs):
+    r, st = runs["ciao-c"]
+    assert st["redirects"] > 0 and r.counters["smem_cache_accesses"] > 0
+    assert st["stalls"] <= st["redirects"]  # only a redirected warp is stalled
+    assert r.counters["instructions"] == runs["gto"][0].counters["instructions"]
+
+
+def test_ciao_p_without_shared_memory_runs_as_ciao_t(runs):
+    (r, st), (t, st_t) = runs["ciao-p-no-smem"], runs["ciao-t"]
+    assert st["sm_kernels_without_smem_cache"] == 1 and st["redirects"] == 0
+    assert r.cycles == t.cycles and r.counters == t.counters and st["stalls"] == st_t["stalls"]
 
 
 def test_ccws_throttles(runs):
@@ -141,9 +165,9 @@ def test_compiled_vta_and_lists_match_the_unit_models():
     W, ways, lines = 4, 8, 12
     pol = get_policy("ciao-t")
     pol.level_hooks("l1", gpu().l1, 1)
-    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc"))
+    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines"))
     ctl = Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
-              np.zeros(1, np.int64), np.full(1, W, np.int64))
+              np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64))
     ps = pol.attach_scheduler(ctl)["l1"].state
     vta, il, irs = Vta(warps=W, ways=ways), InterferenceList(entries=W), IrsUnit(warps=W)
     rng = np.random.default_rng(7)
@@ -183,7 +207,7 @@ def test_bad_parameters_name_the_field(name, kw, field):
     assert "\n" not in str(e.value)
 
 
-def test_compare_ciao18_prints_missing_schedulers_and_ratios(tmp_path, monkeypatch):
+def test_compare_ciao18_prints_every_scheduler_and_ratios(tmp_path, monkeypatch):
     monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
     path = tmp_path / "c.json"
     status, out, err = gpucache("compare", "--suite", "ciao18", "--workloads", "atax", "--scale", "0.05",
@@ -192,14 +216,14 @@ def test_compare_ciao18_prints_missing_schedulers_and_ratios(tmp_path, monkeypat
     data = json.loads(path.read_text())
     (row,) = data["rows"]
     assert row["class"] == "LWS" and row["paper_n_warp"] == 2
-    assert row["runs"]["ciao-p"] is None and row["norm"]["ciao-c"] is None
     gto = row["runs"]["gto"]["ipc"]
-    for s in ("ccws", "best-swl", "statpcal", "ciao-t"):
+    for s in ("ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c"):
         assert row["norm"][s] == pytest.approx(row["runs"][s]["ipc"] / gto)
     assert row["runs"]["best-swl"]["warp_limit"] in (2, 8)
     assert [p["warp_limit"] for p in row["runs"]["best-swl"]["profile"]] == [2, 8]
     assert row["runs"]["statpcal"]["policy_stats"]["windows"] >= 0
-    assert "missing" in out and "ciao18 Fig. 8" in out and "1.56" in out
+    assert row["runs"]["ciao-p"]["policy_stats"]["sm_kernels_without_smem_cache"] >= 0
+    assert "ciao18 Fig. 8" in out and "1.56" in out and "missing" not in out
 
 
 @pytest.mark.parametrize("argv, message", [

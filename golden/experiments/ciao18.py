@@ -1,12 +1,11 @@
 """ciao18's comparison (Fig. 8): IPC of each scheduler normalised to GTO, per benchmark and per class.
 
 Schedulers (:data:`SCHEDULERS`): ``gto`` (the ciao18 preset's baseline),
-``ccws`` and ``ciao-t`` (``golden/policies/ciao18.py``), ``best-swl`` (GTO
-with the warp limit that :func:`profile_best_swl` finds best for the
+``ccws``, ``ciao-t``, ``ciao-p`` and ``ciao-c`` (``golden/policies/ciao18.py``;
+CIAO-P and CIAO-C use the timing model's shared-memory cache), ``best-swl``
+(GTO with the warp limit that :func:`profile_best_swl` finds best for the
 benchmark), ``statpcal`` (``golden/policies/statpcal.py``, with Best-SWL's
-limit as its token count). ``ciao-p`` and ``ciao-c`` are not built
-(:data:`NOT_BUILT`): the comparison reports them as missing, never with
-numbers. ``docs/policies/ciao18.md`` has every parameter.
+limit as its token count). ``docs/policies/ciao18.md`` has every parameter.
 """
 
 from __future__ import annotations
@@ -22,13 +21,11 @@ from golden.policies import get_policy
 from golden.workloads import registry
 from golden.workloads.registry import Workload
 
-__all__ = ["SCHEDULERS", "NOT_BUILT", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "swl_points", "run_point",
+__all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "swl_points", "run_point",
            "profile_best_swl", "best_point", "compare_workload", "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
 SCHEDULERS = ("gto", "ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c")
-#: Schedulers this model does not have yet (printed as missing).
-NOT_BUILT = ("ciao-p", "ciao-c")
 #: ciao18 Fig. 8 / Section V-B: geometric-mean IPC over GTO of all benchmarks.
 PAPER_FIG8 = {"ccws": 1.02, "best-swl": 1.16, "statpcal": 1.24, "ciao-t": 1.34, "ciao-p": 1.34,
               "ciao-c": 1.56}
@@ -57,7 +54,7 @@ def swl_points(workload: str, gpu: GPUConfig, limits: Iterable[int] | None = Non
 
 def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
               series_period: int = 1000, params: dict | None = None) -> dict:
-    """One timed run of ``wl`` with ``scheduler`` (``gto``, ``ccws``, ``ciao-t``, ``statpcal``).
+    """One timed run of ``wl`` with ``scheduler`` (``gto``, ``ccws``, ``ciao-t/p/c``, ``statpcal``).
 
     ``warp_limit`` applies to GTO (Best-SWL); ``params`` go to the policy.
 
@@ -128,10 +125,9 @@ def profile_best_swl(wl: Workload, gpu: GPUConfig, limits: Iterable[int] | None 
 
 def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = SCHEDULERS,
                      swl_limits: Iterable[int] | None = None) -> dict:
-    """IPC of each built scheduler on ``wl`` and its ratio to GTO's (``norm``).
+    """IPC of each scheduler on ``wl`` and its ratio to GTO's (``norm``).
 
-    ``norm`` is None for a scheduler that is not built (its run is None) or whose run deadlocked
-    (its run has the message under ``deadlock``).
+    ``norm`` is None for a scheduler whose run deadlocked (its run has the message under ``deadlock``).
     """
     spec = registry.get(wl.name)
     row: dict = {"workload": wl.name, "class": spec.paper.get("cls"),
@@ -141,10 +137,6 @@ def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = S
     prof = None
     for s in schedulers:
         if s == "gto":
-            continue
-        if s in NOT_BUILT:
-            row["runs"][s] = None
-            row["norm"][s] = None
             continue
         if s in ("best-swl", "statpcal") and prof is None:
             prof = profile_best_swl(wl, gpu, swl_limits)

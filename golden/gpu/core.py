@@ -51,6 +51,9 @@ from golden.cache.engine import (  # noqa: I001
     _find,
     _hit,
     _miss,
+    _on_evict,
+    _on_hit,
+    _on_miss,
     _on_request,
     _params,
     _ptr,
@@ -81,20 +84,22 @@ __all__ = ["step_function"]
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
  C_L2_FAIL, C_DRAM_READS, C_DRAM_WRITES, C_DRAM_ROW_HITS, C_LOAD_LAT, C_LOADS_DONE, C_WARP_CYCLES,
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
- C_STALL_THROTTLE) = range(len(layout.COUNTERS))
+ C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
 
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
- W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,) = range(18)
+ W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
+ W_CTL_REDIRECT,) = range(19)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
- M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,) = range(28)
-(E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE,) = range(8)
+ M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
+ M_CTL_SMEM_LINES,) = range(29)
+(E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,) = range(9)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE,) = range(3)
@@ -102,8 +107,10 @@ __all__ = ["step_function"]
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE,) = range(7)
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
+(X_X_TAG, X_X_OWNER,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [18, 4, 28, 8, 16, 3, 6, 7, 3, 1]
+assert [len(v) for v in layout.TABLES.values()] == [19, 4, 29, 9, 16, 3, 6, 7, 3, 1, 2]
+SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
@@ -470,7 +477,10 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     a = _request_access(K, S, r, sm, np.int64(LOAD), line)
     s, sid, base, way = _find(buf, p, sm, line)
     a = at_level(a, sm, np.int64(LOAD), line, s, way)
-    if way >= 0:
+    if S.e[E_E_SMEM, e]:
+        # A miss of a redirected warp: the line fills the shared-memory cache, not the L1D.
+        _smem_install(h1, h2, h3, K, S, sm, line, S.r[R_R_SLOT, r], a)
+    elif way >= 0:
         # A sector miss (or a line a store brought in meanwhile): the sectors join the line.
         S.l1_sec[base + way] |= S.e[E_E_SEC, e]
     elif not _respond(buf, p, h1, h2, h3, 0, a, S.e[E_E_FLAGS, e], S.r[R_R_RESP, r]):
@@ -515,9 +525,15 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         if op != STORE:
             _event(S, t + K[K_FIXED_LAT], EV_HIT, g)
         return True
+    redirect = is_load and S.w[W_CTL_REDIRECT, g] != 0 and S.sm[M_CTL_SMEM_LINES, sm] > 0
+    if redirect:
+        # ciao18's CIAO-P: the warp's loads go to the shared-memory cache (docs/timing.md).
+        a = at_level(a, sm, op, line, np.int64(-1), np.int64(-1))
+        if _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
+            return True
     sector_hit = way >= 0 and (S.l1_sec[base + way] & sec) == sec
     wpol = K[K_L1_WRITE]
-    if is_load and sector_hit:
+    if is_load and sector_hit and not redirect:
         S.c[C_L1_ACC] += 1
         S.c[C_L1_HITS] += 1
         S.sc[S_ACCESSES] += 1
@@ -538,7 +554,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
                 S.c[C_L1_FAIL_MERGE] += 1
                 S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MERGE
                 return False
-            S.c[C_L1_ACC] += 1
+            S.c[C_SMEM_ACC if redirect else C_L1_ACC] += 1
             S.c[C_L1_MERGES] += 1
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
@@ -555,11 +571,16 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             return False
         if _queue_full(K, S, sm):
             return False
-        S.c[C_L1_ACC] += 1
+        S.c[C_SMEM_ACC if redirect else C_L1_ACC] += 1
         S.sc[S_ACCESSES] += 1
         _window_load(S, sm, t, np.int64(1), np.int64(0))
         flags = np.int64(0)
-        if way >= 0:
+        if redirect:
+            # The MSHR fills the shared-memory cache; the policy sees the miss (its VTA probe) but
+            # neither the L1D's counters nor its replacement state change, and no flags are kept.
+            _on_miss(h1, h2, h3, 0, a)
+            _log(K, S, sm, line, op, np.int64(2))
+        elif way >= 0:
             S.c[C_L1_SECTOR_MISSES] += 1
             _log(K, S, sm, line, op, np.int64(4))
             sec = sec & ~S.l1_sec[base + way]
@@ -577,6 +598,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         S.e[E_E_N, e] = 1
         S.e[E_E_FLAGS, e] = flags
         S.e[E_E_WRITE, e] = 0
+        S.e[E_E_SMEM, e] = 1 if redirect else 0
         w = _waiter(S, slot, np.int64(-1))
         S.e[E_E_HEAD, e] = w
         S.e[E_E_TAIL, e] = w
@@ -602,6 +624,59 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
     r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
                      slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]))
     _enqueue(K, S, sm, r)
+    return True
+
+
+def _smem_install(h1, h2, h3, K, S, sm, line, slot, a):
+    """Put ``line`` in ``sm``'s shared-memory cache for the warp in ``slot`` (direct mapped).
+
+    A different block in its place is evicted: the L1 level's ``on_evict`` hears
+    of it with ``a.set = -1`` and, for ``way``, the slot of the warp that brought
+    the block in (the WID field of the block's tag), so that ciao18's VTA sees
+    shared-memory interference (ciao18 Section III-B: one VTA for both).
+    """
+    i = sm * SMEM_BLOCKS + (line & (S.sm[M_CTL_SMEM_LINES, sm] - 1))
+    old = S.smem[X_X_TAG, i]
+    if old >= 0 and old != line:
+        S.c[C_SMEM_EVICTIONS] += 1
+        _on_evict(h1, h2, h3, 0, at_level(a, sm, np.int64(LOAD), line, np.int64(-1), np.int64(-1)),
+                  S.smem[X_X_OWNER, i], old, np.int64(0))
+    S.smem[X_X_TAG, i] = line
+    S.smem[X_X_OWNER, i] = slot
+
+
+def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
+    """A redirected load's shared-memory cache hit, or its line's migration from the L1D.
+
+    Returns True when the load is served so (its data after the L1's hit
+    latency); False for a miss, which the caller merges into a pending MSHR
+    or sends below like an L1 miss, into the shared-memory cache.
+    """
+    i = sm * SMEM_BLOCKS + (line & (S.sm[M_CTL_SMEM_LINES, sm] - 1))
+    if S.smem[X_X_TAG, i] == line:
+        S.c[C_SMEM_ACC] += 1
+        S.c[C_SMEM_HITS] += 1
+        S.sc[S_ACCESSES] += 1
+        _on_hit(h1, h2, h3, 0, a)
+        _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
+        _window_load(S, sm, t, np.int64(0), np.int64(0))
+        _event(S, t + K[K_L1_LAT], EV_HIT, g)
+        return True
+    if way < 0 or map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line) >= 0:
+        return False
+    # The line is in the L1D (and not being filled): it moves to the shared-memory cache
+    # through the response queue (ciao18 Section IV-B), a single copy; no eviction hook.
+    _at(buf, p[O_TAG])[base + way] = -1
+    _at(buf, p[O_DIRTY])[base + way] = 0
+    invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
+    S.l1_sec[base + way] = 0
+    S.c[C_SMEM_ACC] += 1
+    S.c[C_SMEM_MIGRATIONS] += 1
+    S.sc[S_ACCESSES] += 1
+    _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
+    _window_load(S, sm, t, np.int64(0), np.int64(0))
+    _smem_install(h1, h2, h3, K, S, sm, line, slot, a)
+    _event(S, t + K[K_L1_LAT], EV_HIT, g)
     return True
 
 
@@ -753,6 +828,7 @@ def _dispatch(K, S, P, sm):
         S.sc[S_AGE] += 1
         S.w[W_CTL_GWARP, g] = gw
         S.w[W_CTL_BLOCKED, g] = 0  # a new warp starts unblocked (a policy's block was its predecessor's)
+        S.w[W_CTL_REDIRECT, g] = 0
         S.sm[M_CTL_RESIDENT, sm] += 1
     if S.sm[M_CTL_FIRST_CTA, sm] < 0:
         S.sm[M_CTL_FIRST_CTA, sm] = S.sc[S_CYCLE]
@@ -1153,9 +1229,9 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _window_end, _window_load, _window_cycles, _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
-              _queue_full, _enqueue, _inject, _retire_if_done, _retire, _finish_issue, _release_barrier,
-              _dispatch, _why, _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame,
-              _loop)
+              _smem_install, _smem_lookup, _queue_full, _enqueue, _inject, _retire_if_done, _retire,
+              _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _issue,
+              _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):

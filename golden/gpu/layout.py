@@ -8,16 +8,19 @@ the Python front end (:mod:`golden.gpu.model`) that fills and reads them.
 
 from __future__ import annotations
 
-__all__ = ["TABLES", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "SCHEDULER_CODES", "DEPENDENCES", "DEADLOCKS"]
+__all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "SCHEDULER_CODES",
+           "DEPENDENCES", "DEADLOCKS"]
 
 #: The state's tables: each an ``int64[fields, entries]`` array, one row per field.
 #: ``w`` per warp slot (SMs x slots), ``cta`` per CTA slot, ``sm`` per SM, ``e`` per L1 MSHR,
 #: ``r`` per request of the pool, ``wt`` per MSHR waiter, ``part`` per L2 sub-partition,
-#: ``f`` per L2 MSHR, ``bank`` per DRAM bank, ``ch`` per DRAM channel.
+#: ``f`` per L2 MSHR, ``bank`` per DRAM bank, ``ch`` per DRAM channel, ``smem`` per block of the
+#: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped).
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
-        'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked'
+        'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
+        'ctl_redirect'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -26,10 +29,11 @@ TABLES = {
         'sm_ctas', 'sm_warps', 'sm_threads', 'sm_regs', 'sm_smem', 'ld_slot', 'ld_row', 'ld_next',
         'mq_head', 'mq_n', 'inj_free', 'sm_rsp_free', 'l1_meta', 'ctl_limit', 'ctl_resident',
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
-        'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc'
+        'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
+        'ctl_smem_lines'
     ),
     'e': (
-        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free'
+        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem'
     ),
     'r': (
         'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
@@ -50,7 +54,13 @@ TABLES = {
     'ch': (
         'd_bus',
     ),
+    'smem': (
+        'x_tag', 'x_owner'
+    ),
 }
+
+#: Blocks of an SM's shared-memory cache at most: ciao18's 9-bit block index (G and 8 R bits).
+SMEM_BLOCKS = 512
 
 #: Fields of the configuration vector, in order.
 CONFIG = (
@@ -72,6 +82,7 @@ COUNTERS = (
     "l2_accesses", "l2_hits", "l2_mshr_merges", "l2_reservation_fails", "dram_reads", "dram_writes",
     "dram_row_hits", "load_latency_sum", "loads_completed", "warp_cycles", "slot_cycles", "ctas_launched",
     "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
+    "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

@@ -46,11 +46,15 @@ SLICE = 1 << 16
 #: ``win_merges[sm]`` (MSHR merges). ``docs/timing.md`` has the exact cycle rules.
 #: After those, read-only: ``inst[sm]`` (warp instructions the SM has issued since the run
 #: started) and ``wpc[sm]`` (warps per CTA of the kernel the SM last started a CTA of;
-#: ``warp[slot] = cta * wpc + warp``). ``attach_scheduler`` may return ``{level: LevelHooks}``:
-#: hooks rebuilt on these arrays.
+#: ``warp[slot] = cta * wpc + warp``). Last, ciao18's on-chip memory path: ``redirect[slot]`` (a
+#: policy sets it: the warp's loads go to the SM's shared-memory cache; a new warp starts at 0)
+#: and ``smem_lines[sm]`` (read-only: blocks of that cache for the running kernel, 0 when the
+#: kernel leaves no room; ``docs/timing.md``). ``attach_scheduler`` may return
+#: ``{level: LevelHooks}``: hooks rebuilt on these arrays.
 SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
                                                    "ready", "first_cta", "window", "win_ready", "win_loads",
-                                                   "win_misses", "win_merges", "inst", "wpc"))
+                                                   "win_misses", "win_merges", "inst", "wpc", "redirect",
+                                                   "smem_lines"))
 
 
 class DeadlockError(RuntimeError):
@@ -131,11 +135,13 @@ class TimingModel:
         attach = getattr(hierarchy.policy, "attach_scheduler", None)
         if attach is not None:
             s = self.state
-            sm = {name: s.sm[row("sm", f"ctl_{name}")] for name in SchedulerControl._fields[5:]}
+            sm = {name: s.sm[row("sm", f"ctl_{name}")] for name in SchedulerControl._fields[5:]
+                  if name != "redirect"}
             # A policy whose hooks read the control arrays returns its levels' hooks rebuilt on them.
             rebound = attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
                                               s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
-                                              s.w[row("w", "ctl_gwarp")], **sm))
+                                              s.w[row("w", "ctl_gwarp")],
+                                              redirect=s.w[row("w", "ctl_redirect")], **sm))
             if rebound:
                 hierarchy.hooks.update(rebound)
         self._step, self._hooks = step_function(hierarchy.engine_hooks())

@@ -19,9 +19,10 @@ from golden.configs.schema import GPUConfig
 from golden.gpu import layout
 from golden.gpu.program import Program
 from golden.gpu.queues import map_size, new_heap
+from golden.units.ciao_smem import cache_rows
 
 __all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns",
-           "row"]
+           "row", "resident_ctas", "smem_cache_blocks"]
 
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
@@ -139,7 +140,7 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
     n_wait = int(n_sm * (m1 * merges + slots * 32))
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
-             "ch": k[_K["n_channels"]]}
+             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
@@ -164,7 +165,28 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
     state.bank[row("bank", "d_open")] = -1
     state.sm[row("sm", "ld_slot")] = -1
     state.sm[row("sm", "ctl_first_cta")] = -1
+    state.smem[row("smem", "x_tag")] = -1
     return state
+
+
+def resident_ctas(k: np.ndarray) -> int:
+    """CTAs of the kernel in ``k`` (its fields set) one SM holds at most: the tightest of its limits."""
+    limits = [k[_K["max_ctas"]], k[_K["slots"]] // k[_K["wpc"]], k[_K["max_threads"]] // k[_K["tpc"]]]
+    for need, have in (("regs_per_cta", "max_regs"), ("smem_per_cta", "max_smem")):
+        if k[_K[need]] > 0:
+            limits.append(k[_K[have]] // k[_K[need]])
+    return int(max(0, min(limits)))
+
+
+def smem_cache_blocks(k: np.ndarray) -> int:
+    """Blocks of each SM's shared-memory cache for the kernel in ``k`` (ciao18 CIAO-P; 0: none).
+
+    The cache takes the shared memory the kernel leaves unused when an SM holds
+    as many of its CTAs as fit (``docs/timing.md``), laid out as
+    :func:`golden.units.ciao_smem.cache_rows` says: two bank groups of that many rows.
+    """
+    unused = int(k[_K["max_smem"]] - resident_ctas(k) * k[_K["smem_per_cta"]])
+    return 2 * cache_rows(unused)
 
 
 def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_index: int, cycle: int,
@@ -192,6 +214,10 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
         state.sm[row("sm", name)] = 0
     state.sm[row("sm", "ctl_first_cta")] = -1
     state.w[row("w", "ctl_gwarp")] = -1
+    state.w[row("w", "ctl_redirect")] = 0
+    # The shared-memory cache starts empty each kernel: its space is allocated anew (SMMT).
+    state.sm[row("sm", "ctl_smem_lines")] = smem_cache_blocks(k)
+    state.smem[row("smem", "x_tag")] = -1
     state.sched_last[:] = -1
     state.sched_sleep[:] = 0
     state.sm[row("sm", "sm_elig_dirty")] = 1

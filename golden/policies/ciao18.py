@@ -50,12 +50,14 @@ from golden.units.ciao_irs import (
     check_irs_params,
     over_pq,
 )
+from golden.units.ciao_smem import MSHR_ENTRIES, SMEM_ADDR_BITS
 from golden.units.ciao_vta import VTA_LINE_BITS, VTA_WAYS, check_vta_params
 
-__all__ = ["CiaoT", "CCWS", "SchedState", "CCWS_DEFAULTS", "MODE_CIAO_T", "MODE_CCWS"]
+__all__ = ["CiaoT", "CiaoP", "CiaoC", "CCWS", "SchedState", "CCWS_DEFAULTS", "MODE_CIAO_T", "MODE_CCWS",
+           "MODE_CIAO_P", "MODE_CIAO_C"]
 
 LOAD = 1
-MODE_CIAO_T, MODE_CCWS = 0, 1
+MODE_CIAO_T, MODE_CCWS, MODE_CIAO_P, MODE_CIAO_C = 0, 1, 2, 3
 #: CCWS's public configuration (Rogers et al. MICRO'12, as issue 14 gives it).
 CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8}
 
@@ -63,15 +65,16 @@ CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8}
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
  P_KVC, P_IL_TOP) = range(14)
 # st[]: statistics.
-(S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS) = range(7)
+(S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
+ S_RETURNS, S_NO_SMEM) = range(10)
 STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivations", "throttle_updates",
-              "kernel_starts")
+              "kernel_starts", "redirects", "redirects_back", "sm_kernels_without_smem_cache")
 
 SchedState = namedtuple("SchedState", [
-    "blocked", "warp", "resident", "inst", "wpc",  # SchedulerControl views (zeros before attach)
+    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines",  # SchedulerControl views
     "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
     "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries and a FIFO pointer per set
-    "hits", "ilw", "ilc", "f1", "f1gw", "score",  # per (SM, slot)
+    "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM
     "p", "st"])
 SchedState.__doc__ = "State of the L1 level of CIAO-T and CCWS (see the module docstring)."
@@ -101,6 +104,8 @@ def _new_kernel(ps, sm, kernel):
         ps.hits[g] = 0
         ps.ilw[g] = s
         ps.ilc[g] = 0
+        ps.f0[g] = -1
+        ps.f0gw[g] = -1
         ps.f1[g] = -1
         ps.f1gw[g] = -1
         ps.score[g] = ps.p[P_BASE]
@@ -113,6 +118,38 @@ def _new_kernel(ps, sm, kernel):
     ps.nlow[sm] = ps.p[P_LO_E]
     ps.nhigh[sm] = ps.p[P_HI_E]
     ps.st[S_KERNELS] += 1
+    if ps.p[P_MODE] >= MODE_CIAO_P and ps.smem_lines[sm] == 0:
+        ps.st[S_NO_SMEM] += 1  # no room for the shared-memory cache: CIAO-P and CIAO-C act as CIAO-T
+
+
+@nb.njit(cache=True, nogil=True)
+def _still_interfered(ps, base, k, kgw, n, active):
+    """Algorithm 1's pair-list check: warp ``k`` (global warp ``kgw``) runs, IRS_k over the low cut-off."""
+    p = ps.p
+    return k >= 0 and ps.warp[base + k] == kgw and _over(ps.hits[base + k], n, active, p[P_LO_P], p[P_LO_Q])
+
+
+@nb.njit(cache=True, nogil=True)
+def _isolate(ps, sm, base, s, gj):
+    """Algorithm 1, lines 21-27: warp ``s`` (IRS over the high cut-off) acts on its interferer ``gj``.
+
+    CIAO-T stalls it; CIAO-P redirects it to the shared-memory cache (once);
+    CIAO-C redirects it, or stalls it when it is already redirected. Without a
+    shared-memory cache on the SM, CIAO-P and CIAO-C stall as CIAO-T does.
+    """
+    mode = ps.p[P_MODE]
+    if mode != MODE_CIAO_T and ps.smem_lines[sm] > 0 and not ps.redirect[gj]:
+        ps.redirect[gj] = 1
+        ps.f0[gj] = s
+        ps.f0gw[gj] = ps.warp[base + s]
+        ps.st[S_REDIRECTS] += 1
+        return
+    if mode == MODE_CIAO_P and ps.smem_lines[sm] > 0:
+        return  # already redirected: CIAO-P has nothing more to do
+    ps.blocked[gj] = 1
+    ps.f1[gj] = s
+    ps.f1gw[gj] = ps.warp[base + s]
+    ps.st[S_STALLS] += 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -134,16 +171,22 @@ def _epochs(ps, sm):
     if low:
         for s in range(W):
             g = base + s
-            if not ps.blocked[g] or ps.warp[g] < 0:
+            if ps.warp[g] < 0:
                 continue
-            k = ps.f1[g]
-            if k >= 0 and ps.warp[base + k] == ps.f1gw[g] and _over(ps.hits[base + k], n, active, p[P_LO_P],
-                                                                     p[P_LO_Q]):
-                continue  # warp k still suffers and still runs
-            ps.blocked[g] = 0
-            ps.f1[g] = -1
-            ps.f1gw[g] = -1
-            ps.st[S_REACTIVATIONS] += 1
+            if ps.blocked[g]:  # lines 4-10: a stalled warp is reactivated
+                if _still_interfered(ps, base, ps.f1[g], ps.f1gw[g], n, active):
+                    continue  # warp k still suffers and still runs
+                ps.blocked[g] = 0
+                ps.f1[g] = -1
+                ps.f1gw[g] = -1
+                ps.st[S_REACTIVATIONS] += 1
+            elif ps.redirect[g]:  # lines 11-17: a redirected warp goes back to the L1D
+                if _still_interfered(ps, base, ps.f0[g], ps.f0gw[g], n, active):
+                    continue
+                ps.redirect[g] = 0
+                ps.f0[g] = -1
+                ps.f0gw[g] = -1
+                ps.st[S_RETURNS] += 1
     if high:
         for s in range(W):
             g = base + s
@@ -153,10 +196,7 @@ def _epochs(ps, sm):
             gj = base + j
             if j == s or ps.warp[gj] < 0 or ps.blocked[gj]:
                 continue
-            ps.blocked[gj] = 1
-            ps.f1[gj] = s
-            ps.f1gw[gj] = ps.warp[g]
-            ps.st[S_STALLS] += 1
+            _isolate(ps, sm, base, s, gj)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -205,10 +245,10 @@ def _enter(ps, a):
     sm = a.c
     if ps.kern[sm] != a.kernel:
         _new_kernel(ps, sm, a.kernel)
-    if ps.p[P_MODE] == MODE_CIAO_T:
-        _epochs(ps, sm)
-    else:
+    if ps.p[P_MODE] == MODE_CCWS:
         _ccws_decay(ps, sm)
+    else:
+        _epochs(ps, sm)
     return _slot(ps, sm, a.cta, a.warp)
 
 
@@ -228,11 +268,15 @@ def sched_on_fill(ps, a):
 
 @nb.njit(cache=True, nogil=True)
 def sched_on_evict(ps, a, way, line, dirty):
-    """An L1 line leaves: into its owner's VTA set, with the evicting warp's slot (FIFO)."""
+    """An L1 line leaves: into its owner's VTA set, with the evicting warp's slot (FIFO).
+
+    A block leaving the shared-memory cache comes with ``a.set = -1`` and its
+    owner's slot as ``way`` (the timing model keeps the WID in the block's tag).
+    """
     if ps.p[P_W] == 0:
         return
     sm = a.c
-    o = ps.owner[sm * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + way]
+    o = way if a.set < 0 else ps.owner[sm * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + way]
     wid = _slot(ps, sm, a.cta, a.warp)
     if o < 0 or wid < 0:
         return
@@ -268,7 +312,7 @@ def sched_on_miss(ps, a):
         return np.int64(0)
     ps.st[S_VTA_HITS] += 1
     ps.hits[g] += 1
-    if ps.p[P_MODE] == MODE_CIAO_T:
+    if ps.p[P_MODE] != MODE_CCWS:
         ps.ilw[g], ps.ilc[g] = _il_update(ps.ilw[g], ps.ilc[g], by, ps.p[P_IL_TOP])
         return np.int64(0)
     total = np.int64(0)
@@ -307,9 +351,10 @@ class _VtaScheduler(Policy):
         if ctl is None:
             views = {"blocked": np.zeros(0, np.int64), "warp": np.zeros(0, np.int64),
                      "resident": np.zeros(n, np.int64), "inst": np.zeros(n, np.int64),
-                     "wpc": np.zeros(n, np.int64)}
+                     "wpc": np.zeros(n, np.int64), "redirect": np.zeros(0, np.int64),
+                     "smem_lines": np.zeros(n, np.int64)}
         else:
-            views = {name: getattr(ctl, name) for name in ("blocked", "warp", "resident", "inst", "wpc")}
+            views = {name: getattr(ctl, name) for name in SchedState._fields[:7]}
         lines = cfg.size // cfg.line_size
         p = self._params()
         p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE]] = (W, self.vta_ways, lines, cfg.assoc, self.mode)
@@ -322,6 +367,7 @@ class _VtaScheduler(Policy):
             vvalid=np.zeros(per_slot * self.vta_ways, np.int64), vptr=np.zeros(per_slot, np.int64),
             hits=np.zeros(per_slot, np.int64), ilw=np.zeros(per_slot, np.int64),
             ilc=np.zeros(per_slot, np.int64),
+            f0=np.full(per_slot, -1, np.int64), f0gw=np.full(per_slot, -1, np.int64),
             f1=np.full(per_slot, -1, np.int64), f1gw=np.full(per_slot, -1, np.int64),
             score=np.zeros(per_slot, np.int64), kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64), p=p,
@@ -399,6 +445,39 @@ class CiaoT(_VtaScheduler):
 
     def units(self) -> tuple[str, ...]:
         return ("ciao_vta", "ciao_interference", "ciao_pair_list", "ciao_irs")
+
+
+@register_policy
+class CiaoP(CiaoT):
+    """ciao18's CIAO-P: interfering warps' loads redirected to the shared-memory cache (no throttling).
+
+    The detection and epochs of :class:`CiaoT` (same parameters); at a high
+    cut-off epoch the interferer is redirected instead of stalled, and sent
+    back to the L1D at a low cut-off epoch when its pair-list warp no longer
+    suffers. On a kernel that leaves no shared memory for the cache it stalls
+    as CIAO-T (counted in ``sm_kernels_without_smem_cache``).
+    """
+
+    name = "ciao-p"
+    mode = MODE_CIAO_P
+
+    def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
+        # The MSHR entries' shared-memory address field (ciao18: 64 B per SM); tags live in shared memory.
+        return {**super().storage_bits(gpu), "l1.mshr_smem_address": MSHR_ENTRIES * SMEM_ADDR_BITS}
+
+    def units(self) -> tuple[str, ...]:
+        return (*super().units(), "ciao_smem")
+
+
+@register_policy
+class CiaoC(CiaoP):
+    """ciao18's CIAO-C: Algorithm 1 whole (redirect first, stall an interferer already redirected).
+
+    Parameters as :class:`CiaoT`; without a shared-memory cache it acts as CIAO-T.
+    """
+
+    name = "ciao-c"
+    mode = MODE_CIAO_C
 
 
 @register_policy

@@ -54,7 +54,7 @@ from __future__ import annotations
 from golden.units.base import UnitModel
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
-__all__ = ["SmemTranslate", "translate", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
+__all__ = ["SmemTranslate", "translate", "cache_rows", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
            "TAG_WORD_BITS"]
 
 #: ciao18 Fig. 7c: 32-bit global addresses, F3 B4 G1 R8 = a 16-bit shared-memory byte address (64 KB).
@@ -65,6 +65,24 @@ BLOCK_BITS = F_BITS + B_BITS  # 128-byte blocks
 TAG_WORD_BITS = GLOBAL_ADDR_BITS - BLOCK_BITS + WID_BITS
 #: MSHR entries of the L1D (GTX480), each with the 16-bit field: 64 B.
 MSHR_ENTRIES = 32
+
+
+def cache_rows(unused_bytes: int) -> int:
+    """Rows per bank group of the largest cache that fits ``unused_bytes`` of shared memory (0: none).
+
+    The cache uses ``2^k`` data rows in each of the two bank groups (``2^(k+1)``
+    blocks of 128 B, row mask ``2^k - 1``, ``k <= 8``) and, in each group,
+    ``ceil(2^k / 32)`` rows of the other group's tags (32 tags a row):
+    ``2 * 128 * (2^k + ceil(2^k / 32))`` bytes. 48 KB unused give 128 rows
+    (256 blocks, 32 KB of data and 1 KB of tags).
+    """
+    row_bytes = 1 << (BLOCK_BITS + G_BITS)  # one row across both groups: 256 B
+    best = 0
+    for k in range(R_BITS + 1):
+        rows = 1 << k
+        if row_bytes * (rows + -(-rows // 32)) <= unused_bytes:
+            best = rows
+    return best
 
 
 def translate(addr: int, wid: int, mask: int, data_off: int, tag_off: int) -> tuple[int, int, int]:
