@@ -249,4 +249,10 @@ def format_timing(t: dict) -> str:
         ("DRAM reads / writes / row-buffer hits",
          " / ".join(format_count(dram[k]) for k in ("reads", "writes", "row_hits"))),
     ]
+    sc = t.get("smem_cache")
+    if sc and sc["accesses"]:
+        # Only runs whose policy redirects loads (ciao18's CIAO-P/C) use the shared-memory cache.
+        rows.append(("shared-memory cache: accesses / hit rate / migrations / evictions",
+                     f"{format_count(sc['accesses'])} / {format_rate(sc['hit_rate'])} / "
+                     f"{format_count(sc['migrations'])} / {format_count(sc['evictions'])}"))
     return format_table(("", "value"), rows, title="Timing (cycle-level model)")

@@ -13,6 +13,7 @@ import pytest
 import golden.gpu.model as model_mod
 from golden.cache.hierarchy import Hierarchy
 from golden.gpu.model import TimingModel
+from golden.gpu.run import timing_summary
 from golden.gpu.state import row, smem_cache_blocks, start_kernel
 from golden.trace.builder import KernelBuilder
 from golden.units.ciao_smem import cache_rows
@@ -64,6 +65,8 @@ def test_redirected_loads_miss_then_hit_in_shared_memory(one_cycle_slices):
     assert c["l1_accesses"] == 0 and c["dram_reads"] == 2
     gaps = np.diff(tm.access_log()[:, 0]).tolist()
     assert gaps == [DRAM_LATENCY, DRAM_LATENCY, L1_HIT_LATENCY]
+    summary = timing_summary(c, r.cycles, r.series)["smem_cache"]
+    assert summary == {"accesses": 4, "hits": 2, "hit_rate": 0.5, "migrations": 0, "evictions": 0}
 
 
 def test_a_line_in_the_l1d_migrates_and_conflicts_evict(one_cycle_slices):

@@ -59,6 +59,9 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
                "hit_rate": round(_ratio(c["l2_hits"], c["l2_accesses"]), 4),
                "mshr_merges": c["l2_mshr_merges"], "reservation_fails": c["l2_reservation_fails"]},
         "dram": {"reads": c["dram_reads"], "writes": c["dram_writes"], "row_hits": c["dram_row_hits"]},
+        "smem_cache": {"accesses": c["smem_cache_accesses"], "hits": c["smem_cache_hits"],
+                       "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
+                       "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},
         "ctas": c["ctas_launched"], "barriers": c["barriers"],
         "series": {"columns": list(series_columns()), "rows": series.tolist()},
     }
