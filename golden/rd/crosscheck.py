@@ -106,9 +106,11 @@ def timing_reference(workload: Workload, gpu: GPUConfig, fixed_latency: int = -1
     :func:`simulator_reference` over the requests that looked up the cache: a
     request merged into a pending miss (an MSHR merge) never does, so it is in
     neither count. ``l1_read_hit_ratio_merged`` counts L1 merges as hits, as
-    rdgc's parallel model does. Also the merges, cycles and IPC.
-    ``fixed_latency`` >= 0 gives the model ideal memory with that latency (no
-    MSHRs, queues or bandwidth limits).
+    rdgc's parallel model does. Also the merges, cycles, IPC and the mean load
+    latency in cycles. ``fixed_latency`` >= 0 gives the model ideal memory with
+    that latency (no MSHRs, queues or bandwidth limits: every access runs
+    through the hierarchy when it is sent, so no miss is in flight and nothing
+    merges).
     """
     from golden.gpu.run import simulate_timed
 
@@ -118,7 +120,8 @@ def timing_reference(workload: Workload, gpu: GPUConfig, fixed_latency: int = -1
     reads = l1["reads"] + merges
     return {"l1_read_hit_ratio": l1["read_hits"] / l1["reads"] if l1["reads"] else float("nan"),
             "l1_read_hit_ratio_merged": (l1["read_hits"] + merges) / reads if reads else float("nan"),
-            "l2_hit_ratio": l2["hit_rate"], "l1_mshr_merges": merges, "cycles": t["cycles"], "ipc": t["ipc"]}
+            "l2_hit_ratio": l2["hit_rate"], "l1_mshr_merges": merges, "cycles": t["cycles"], "ipc": t["ipc"],
+            "avg_load_latency": t["avg_load_latency"]}
 
 
 def compare(workload: Workload, gpu: GPUConfig, reference: Reference = simulator_reference,

@@ -233,6 +233,28 @@ def _tally(kind, dist, writes, bits, buckets, n_caps):
     return c, tot, sweep
 
 
+@nb.njit(cache=True, nogil=True)
+def _l2_count(kind, step, first):
+    """Count one cache's accesses forwarded to the next level (misses, writes) in ``first[step + 1]``."""
+    for i in range(kind.size):
+        if kind[i] == MISS or kind[i] == WRITE:
+            first[step[i] + 1] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _l2_place(kind, step, keys, writes, sm, ratio, first, lines, out_writes, out_sm, out_step):
+    """Write one cache's forwarded accesses at their step's next free places (``first``, advanced)."""
+    for i in range(kind.size):
+        if kind[i] == MISS or kind[i] == WRITE:
+            t = step[i]
+            p = first[t]
+            first[t] = p + 1
+            lines[p] = keys[i] // ratio
+            out_writes[p] = writes[i]
+            out_sm[p] = sm
+            out_step[p] = t
+
+
 def _level(cache: ParallelCache, buckets: int, res: LevelResult) -> None:
     """Add the outcomes of every access of ``cache`` to ``res``."""
     c, tot, sweep = _tally(cache.kind, cache.dist, cache.writes, cache.found_bits, buckets, cache.caps.size)
@@ -333,16 +355,22 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
 
     # -- the L2 trace (Algorithm 1 line 5) --------------------------------------------------
     # Kernel k's steps all precede kernel k + 1's, so (kernel, step, SM, index) order is
-    # (step, SM, index) order: one stable sort of step * n_sm + SM over the SMs' forwarded
-    # accesses, concatenated by SM in index order.
-    fwd = [np.flatnonzero((c.kind == MISS) | (c.kind == WRITE)) for c in caches]
-    step = np.concatenate([caches[s].step[f] for s, f in enumerate(fwd)])
-    sm_col = np.repeat(np.arange(n_sm, dtype=np.int64), [f.size for f in fwd])
-    order = np.argsort(step * n_sm + sm_col, kind="stable")
-    sm_col, step = sm_col[order], step[order]
-    ratio = gpu.l2.line_size // gpu.l1.line_size
-    l2_lines = np.concatenate([caches[s].keys_orig[f] for s, f in enumerate(fwd)])[order] // ratio
-    l2_writes = np.concatenate([caches[s].writes[f] for s, f in enumerate(fwd)])[order]
+    # (step, SM, index) order: a counting sort by step of the SMs' forwarded accesses, taken
+    # SM by SM in index order (stable), in two compiled passes.
+    n_steps = max((int(c.step.max()) + 1 for c in caches if c.step.size), default=0)
+    first = np.zeros(n_steps + 1, np.int64)
+    for c in caches:
+        _l2_count(c.kind, c.step, first)
+    np.cumsum(first, out=first)
+    n_l2 = int(first[-1])
+    line_dtype = caches[0].keys_orig.dtype if caches else np.dtype(np.int64)
+    ratio = line_dtype.type(gpu.l2.line_size // gpu.l1.line_size)  # the lines' own integer type
+    l2_lines = np.empty(n_l2, line_dtype)
+    l2_writes = np.empty(n_l2, np.bool_)
+    sm_col = np.empty(n_l2, np.int64)
+    step = np.empty(n_l2, np.int64)
+    for sm, c in enumerate(caches):
+        _l2_place(c.kind, c.step, c.keys_orig, c.writes, sm, ratio, first, l2_lines, l2_writes, sm_col, step)
     bank, group, hit_limit, n_banks = bank_map(gpu.l2, gpu.l2_partitions, l2_lines, per_set)
     mset = (np.arange(n_banks) // gpu.l2.banks) * dflt["l2_sets"] // gpu.l2_partitions
     l2c = ParallelCache(l2_lines, group, bank, l2_writes, sm_col, n_banks=n_banks, ports=gpu.l2.ports,

@@ -137,33 +137,92 @@ def _occupied(m_key, m_free, m, s):
     return n
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _before(m_arr, m_seq, m, a, b):
+    """Entry ``a`` of MSHR set ``m`` fills before entry ``b``: earlier arrival, then earlier insertion."""
+    return m_arr[m, a] < m_arr[m, b] or (m_arr[m, a] == m_arr[m, b] and m_seq[m, a] < m_seq[m, b])
+
+
 @nb.njit(cache=True, nogil=True)
-def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsize, used, last, inflight,
-           valid, caps, depth, log_fill, logc):
-    """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order."""
-    cap = m_key.shape[1]
-    arriving = np.empty(cap, np.int64)
+def _heap_push(heap, hn, m, j, m_arr, m_seq):
+    """Add entry ``j`` to set ``m``'s binary heap of live entries, ordered by :func:`_before`."""
+    q = hn[m]
+    hn[m] = q + 1
+    while q > 0:
+        parent = (q - 1) >> 1
+        if not _before(m_arr, m_seq, m, j, heap[m, parent]):
+            break
+        heap[m, q] = heap[m, parent]
+        q = parent
+    heap[m, q] = j
+
+
+@nb.njit(cache=True, nogil=True)
+def _heap_pop(heap, hn, m, m_arr, m_seq):
+    """Remove and return the first entry of set ``m``'s heap (see :func:`_heap_push`)."""
+    top = heap[m, 0]
+    n = hn[m] - 1
+    hn[m] = n
+    if n > 0:
+        j = heap[m, n]
+        q = 0
+        while True:
+            c = 2 * q + 1
+            if c >= n:
+                break
+            if c + 1 < n and _before(m_arr, m_seq, m, heap[m, c + 1], heap[m, c]):
+                c += 1
+            if not _before(m_arr, m_seq, m, heap[m, c], j):
+                break
+            heap[m, q] = heap[m, c]
+            q = c
+        heap[m, q] = j
+    return top
+
+
+@nb.njit(cache=True, nogil=True)
+def _not_blocking(heap, hn, m, m_arr, m_free, s, stack):
+    """Live entries of set ``m`` that no longer block a reservation in step ``s``.
+
+    Such an entry arrives by step ``s`` (its ``m_free`` is at least its arrival), so only the
+    heap's nodes arriving by ``s`` and their children are visited.
+    """
+    n = 0
+    if hn[m] == 0:
+        return 0
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        q = stack[top]
+        j = heap[m, q]
+        if m_arr[m, j] > s:
+            continue
+        if m_free[m, j] <= s:
+            n += 1
+        for c in (2 * q + 1, 2 * q + 2):
+            if c < hn[m]:
+                stack[top] = c
+                top += 1
+    return n
+
+
+@nb.njit(cache=True, nogil=True)
+def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner, tbase,
+           tsize, used, last, inflight, valid, caps, depth, log_fill, logc):
+    """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order.
+
+    Each set's live entries are a binary heap ordered by arrival step, then insertion: the
+    entries arriving now are popped in insertion order, and their slots go back to the set's
+    free slots.
+    """
     for m in range(m_key.shape[0]):
         if m_min[m] > s:
             continue
-        # One scan: the entries arriving now (insertion-sorted by sequence number) and the
-        # next arrival among the others.
         n = 0
-        nxt = np.iinfo(np.int64).max
-        for j in range(cap):
-            if m_key[m, j] < 0:
-                continue
-            if m_arr[m, j] == s:
-                q = n
-                while q > 0 and m_seq[m, arriving[q - 1]] > m_seq[m, j]:
-                    arriving[q] = arriving[q - 1]
-                    q -= 1
-                arriving[q] = j
-                n += 1
-            elif m_arr[m, j] < nxt:
-                nxt = m_arr[m, j]
-        for q in range(n):
-            best = arriving[q]
+        while hn[m] > 0 and m_arr[m, heap[m, 0]] <= s:
+            best = _heap_pop(heap, hn, m, m_arr, m_seq)
+            n += 1
             k = m_key[m, best]
             if last[k] == INF:
                 # A write evicted the line while its miss was outstanding: the fill allocates again.
@@ -171,12 +230,14 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsi
             touch(tree, owner, tbase, tsize, used, last, m_grp[m, best], k, False, depth)
             inflight[k] = -1
             m_key[m, best] = -1
+            free_slots[m, nfree[m]] = best
+            nfree[m] += 1
             if log_fill.shape[0] > 0:
                 log_fill[logc[1], 0] = s
                 log_fill[logc[1], 1] = k
                 logc[1] += 1
         m_live[m] -= n
-        m_min[m] = nxt
+        m_min[m] = m_arr[m, heap[m, 0]] if hn[m] > 0 else np.iinfo(np.int64).max
 
 
 @nb.njit(cache=True, nogil=True)
@@ -191,12 +252,23 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
         longest = max(longest, list_ptr[li + 1] - list_ptr[li])
     pend = np.empty(max(1, longest), np.int64)
     pkey = np.empty(max(1, longest), np.int64)
+    held = np.empty(max(1, longest), np.int64)
     n_banks = mset.size
     ports_used = np.zeros(n_banks, np.int64)
     # Per MSHR set: live entries, and the entries blocking reservations in step occ_step[m]
     # (counted once a step: a reservation adds one, nothing else changes them in phase 1).
     # Every run starts and ends with empty MSHRs.
     m_live = np.zeros(m_key.shape[0], np.int64)
+    heap = np.empty(m_key.shape, np.int64)
+    hn = np.zeros(m_key.shape[0], np.int64)
+    stack = np.empty(cap + 1, np.int64)
+    free_slots = np.empty(m_key.shape, np.int64)
+    nfree = np.zeros(m_key.shape[0], np.int64)
+    for m in range(m_key.shape[0]):
+        for j in range(cap - 1, -1, -1):
+            if m_key[m, j] < 0:
+                free_slots[m, nfree[m]] = j
+                nfree[m] += 1
     occ_step = np.full(m_key.shape[0], -1, np.int64)
     occ_n = np.zeros(m_key.shape[0], np.int64)
     next_fill = m_min.min()
@@ -226,22 +298,24 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
             else:
                 srt = np.argsort(pkey[:npend], kind="mergesort")
                 pend[:npend] = pend[:npend][srt]
-        while npend > 0:
+        # The pending accesses are pend[p0:npend]. A step walks them until every port is taken;
+        # the ones it passes over but keeps (busy bank, reservation failure) go to held[] and
+        # are put back just before the untouched rest, so a step costs the accesses it looks at,
+        # not the whole list.
+        p0 = 0
+        while npend > p0:
             ports_used[:] = 0
             free_ports = n_banks * ports
             keep = 0
-            for q in range(npend):
+            q = p0
+            while q < npend:
                 if free_ports == 0:
-                    # Every port is taken: the rest wait, in order (an element loop: a slice
-                    # copy of overlapping ranges would allocate a temporary every step).
-                    for r in range(q, npend):
-                        pend[keep] = pend[r]
-                        keep += 1
                     break
                 i = pend[q]
+                q += 1
                 bk = bank[i]
                 if ports_used[bk] >= ports:
-                    pend[keep] = i
+                    held[keep] = i
                     keep += 1
                     continue
                 ports_used[bk] += 1
@@ -287,7 +361,8 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                         if occ_step[m] != s:
                             # Only an entry arriving in this step, reserved earlier, no longer
                             # blocks: without arrivals every live entry does.
-                            occ_n[m] = m_live[m] if m_min[m] > s else _occupied(m_key, m_free, m, s)
+                            occ_n[m] = m_live[m] - (0 if m_min[m] > s else
+                                                   _not_blocking(heap, hn, m, m_arr, m_free, s, stack))
                             occ_step[m] = s
                         busy = occ_n[m]
                         if busy < entries:
@@ -295,9 +370,10 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                                 lat = lat_fixed
                             else:
                                 lat = max(1, int(np.floor(k1 + k2 * busy * lat_scale + 0.5)))
-                            j = 0
-                            while m_key[m, j] >= 0:
-                                j += 1
+                            # A free slot from the set's stack of free slots (which slot an
+                            # entry takes changes nothing: fills go by arrival and insertion).
+                            nfree[m] -= 1
+                            j = free_slots[m, nfree[m]]
                             m_key[m, j] = k
                             m_grp[m, j] = g
                             m_arr[m, j] = s + lat - 1
@@ -308,6 +384,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                             m_min[m] = min(m_min[m], s + lat - 1)
                             next_fill = min(next_fill, s + lat - 1)
                             inflight[k] = m * cap + j
+                            _heap_push(heap, hn, m, j, m_arr, m_seq)
                             m_live[m] += 1
                             occ_n[m] += 1
                             move(tree, owner, tbase, tsize, used, last, g, k, depth)
@@ -322,14 +399,16 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                     logc[0] = c + 1
                 if status == RF:
                     stats[_S_RF] += 1
-                    pend[keep] = i
+                    held[keep] = i
                     keep += 1
                 else:
                     o_step[i] = s
                     o_kind[i] = status
                     o_dist[i] = d
                     o_bits[i] = bits
-            npend = keep
+            p0 = q - keep
+            for r in range(keep):
+                pend[p0 + r] = held[r]
             if log_free.shape[0] > 0:
                 free = 0
                 for m in range(m_key.shape[0]):
@@ -338,14 +417,14 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 log_free[logc[2], 1] = free
                 logc[2] += 1
             if next_fill <= s:  # most steps fill nothing: skip the call
-                _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsize, used,
-                       last, inflight, valid, caps, depth, log_fill, logc)
+                _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner,
+                       tbase, tsize, used, last, inflight, valid, caps, depth, log_fill, logc)
                 next_fill = m_min.min()
             s += 1
     # The kernel ends when its last miss has returned.
     while m_min.min() != np.iinfo(np.int64).max:
-        _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, tree, owner, tbase, tsize, used, last,
-               inflight, valid, caps, depth, log_fill, logc)
+        _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner, tbase,
+               tsize, used, last, inflight, valid, caps, depth, log_fill, logc)
         s += 1
     return s
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
 from golden.cache.indexing import set_indices
@@ -86,6 +87,24 @@ class Placement:
         return int(self.list_ptr[self.sm_lists[s]]), int(self.list_ptr[self.sm_lists[s + 1]])
 
 
+@nb.njit(cache=True, nogil=True)
+def _expand(order, counts, ptr, lines, write, wid, total):
+    """Line-level arrays of the records ``order`` (``counts[r]`` lines each), in one pass."""
+    out_lines = np.empty(total, lines.dtype)
+    out_write = np.empty(total, np.bool_)
+    out_warp = np.empty(total, np.int64)
+    o = 0
+    for r in range(order.size):
+        rec = order[r]
+        a = ptr[rec]
+        for t in range(counts[r]):
+            out_lines[o] = lines[a + t]
+            out_write[o] = write[rec]
+            out_warp[o] = wid[rec]
+            o += 1
+    return out_lines, out_write, out_warp
+
+
 def place(lt: LogicalTrace, gpu: GPUConfig, mapping: str = "rr", seed: int = 0) -> Placement:
     """Algorithms 1-3 up to the L1: map the CTAs, form the waves and order the access lists.
 
@@ -137,12 +156,13 @@ def place(lt: LogicalTrace, gpu: GPUConfig, mapping: str = "rr", seed: int = 0) 
     total = int(counts.sum())
     rec_start = np.zeros(order.size + 1, np.int64)
     np.cumsum(counts, out=rec_start[1:])
-    idx = np.repeat(lt.ptr[order] - rec_start[:-1], counts) + np.arange(total)
+    i64 = {"dtype": np.int64, "copy": False}
+    lines, write, warp = _expand(order.astype(**i64), counts.astype(**i64), lt.ptr, lt.lines, lt.write,
+                                 lt.wid.astype(**i64), total)
     list_ptr = np.r_[rec_start[:-1][new_list], total].astype(np.int64)
     list_sm = rsm[order][new_list]
     sm_lists = np.searchsorted(list_sm, np.arange(n_sm + 1)).astype(np.int64)
-    return Placement(lines=lt.lines[idx], write=np.repeat(lt.write[order], counts),
-                     warp=np.repeat(lt.wid[order], counts), list_ptr=list_ptr, sm_lists=sm_lists,
+    return Placement(lines=lines, write=write, warp=warp, list_ptr=list_ptr, sm_lists=sm_lists,
                      active_sms=int(np.count_nonzero(bsm)))
 
 
