@@ -20,6 +20,13 @@ LLC access is a read (what the WSS counts as write-to-read reuse, at any
 distance), and the shares whose next read comes within one and four LLC
 capacities of distinct lines (LRU stack distance) (the same for reads).
 
+With the variant ``cpu-write-hits`` alone it replays the Baseline's recorded
+LLC trace (no private caches, as OPT runs) one access at a time under
+``drp-rm-rh`` and under ``drp-rm-rh`` plus the write-hit sub-policy on the CPU
+streams only, and counts the hits of three kinds of read: CPU reads whose
+line's previous LLC access was a CPU write-back, other CPU reads, GPU reads
+(slow: a few minutes per mix).
+
 Run: ``PYTHONPATH=. python benchmarks/drp16_ablation.py MIXES VARIANT ...`` where ``MIXES`` is
 ``S``, ``D`` or ``Q`` (the 18 mixes of 1C1G, 2C1G or 4C1G) or ``,``-joined mix names, e.g.
 ``python benchmarks/drp16_ablation.py S "all" "rmrh|subs=rm+rh" "nocpu|ws=gpu"`` or
@@ -125,6 +132,40 @@ def reuse(mixes: list[str], scale: float = 1 / 16) -> None:
                           f"within 4 LLC {(r & (dist < 4 * cap)).sum() / n:.3f}")
 
 
+def cpu_write_hits(mixes: list[str], scale: float = 1 / 16) -> None:
+    """Print the read hits of each kind with and without CPU write-hit promotion (module docstring)."""
+    llc, l1, l2 = caches(scale)
+    for name in mixes:
+        mix = get_mix(name)
+        trace = build_mix(mix, scale, 0, gpu_stream(mix.gpu, scale, mix.row))
+        rec = LLCModel(mix.cores, get_policy(BASELINE), llc=llc, l1=l1, l2=l2).run(trace, record=True)
+        prev = np.full(rec.size, -1, np.int64)
+        last: dict[int, int] = {}
+        for i, x in enumerate(rec["line"].tolist()):
+            prev[i] = last.get(x, -1)
+            last[x] = i
+        cpu, read = rec["stream"] < MAX_CORES, rec["op"] == 1
+        after = np.zeros(rec.size, bool)
+        p = prev >= 0
+        after[p] = (rec["op"][prev[p]] == 2) & (rec["stream"][prev[p]] < MAX_CORES)
+        kinds = {"CPU reads after a CPU write-back": cpu & read & after,
+                 "other CPU reads": cpu & read & ~after, "GPU reads": ~cpu & read}
+        hits = {}
+        for label, spec in (("drp-rm-rh", "drp-rm-rh|subs=rm+rh"),
+                            ("+ CPU write hits", "cpu|subs=rm+rh+wh|ws=cpu")):
+            policy = variant(spec)[1]
+            m = LLCModel(mix.cores, policy, llc=llc, private=False)
+            miss = np.zeros(rec.size, bool)
+            for i in range(rec.size):
+                before = m.stream_counters[:, 1].sum()
+                m.run(rec[i:i + 1])
+                miss[i] = m.stream_counters[:, 1].sum() > before
+            hits[label] = {k: int((sel & ~miss).sum()) for k, sel in kinds.items()}
+        for k, sel in kinds.items():
+            print(f"{name} {k}: {int(sel.sum())}, hits " +
+                  ", ".join(f"{label} {h[k]}" for label, h in hits.items()), flush=True)
+
+
 def main(mixes: list[str], specs: list[str], scale: float = 1 / 16) -> None:
     """Run the Baseline and every variant of ``specs`` on ``mixes``; print the normalised read misses."""
     llc, l1, l2 = caches(scale)
@@ -160,5 +201,7 @@ if __name__ == "__main__":
     names = [f"{which}{i}" for i in range(1, 19)] if which in ("S", "D", "Q") else which.split(",")
     if sys.argv[2:] == ["reuse"]:
         reuse(names)
+    elif sys.argv[2:] == ["cpu-write-hits"]:
+        cpu_write_hits(names)
     else:
         main(names, sys.argv[2:])
