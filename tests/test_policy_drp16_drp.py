@@ -32,8 +32,9 @@ class Rig:
 
     def __init__(self, name="drp16-drp", sets=32, ways=4, **kw):
         params = {"region": sets, "leaders": 1, **kw}
-        if name.startswith("drp16-drp"):
-            params = {"ship_stride": 1, "brrip_period": 1 << 20, **params}
+        if name.startswith("drp16-drp"):  # drp16's epoch and 128K rule (the default scales them with the LLC)
+            params = {"ship_stride": 1, "brrip_period": 1 << 20, "wss_epoch": 512 * 1024,
+                      "zero_reuse_writes": 128 * 1024, **params}
         self.p = get_policy(name, **params)
         self.m = LLCModel(4, self.p, llc=llc(sets, ways), private=False)
         self.sets = sets
@@ -162,6 +163,41 @@ def test_write_miss_pinning_duels():
     assert rig.go(OTHER, W, 0) == "bypass" and rig.p.ext.wss.wa[OTHER] == 21
     assert rig.go(DEPTH, W, in_set(20, 0)) == "bypass" and rig.go(DEPTH, W, in_set(21, 0)) == "miss"
     assert rig.p.stats()["pinned_insertions"] == 2
+
+
+def test_epoch_and_zero_reuse_rule_scale_with_the_llc():
+    # drp16's 512K-read epoch and 128K-write rule belong to its 16 MB LLC (256K lines); the 1 MB LLC of
+    # compare --suite drp16 (scale 1/16) gets 32K and 8K, so an epoch stays two LLC capacities of reads.
+    for sets, epoch, zero in ((16384, 512 * 1024, 128 * 1024), (1024, 32 * 1024, 8 * 1024)):
+        p = get_policy("drp16-drp")
+        LLCModel(1, p, llc=llc(sets, 16))
+        assert (p.ext.wss.epoch, p.ext.zero_reuse_writes) == (epoch, zero)
+    p = get_policy("drp16-drp", wss_epoch=1000, zero_reuse_writes=7)
+    LLCModel(1, p, llc=llc(1024, 16))
+    assert (p.ext.wss.epoch, p.ext.zero_reuse_writes) == (1000, 7)
+
+
+def test_write_streams_and_thresholds():
+    # write_streams: only the colour stream's writes get the write sub-policies; CPU write hits stay.
+    rig = Rig(write_streams=("color",))
+    rig.p.llc.psel[WRITE_HIT] = 0  # oblivious followers
+    cpu, col = in_set(22, 0), in_set(22, 1)
+    rig.go(0, R, cpu, 0x40)  # SHiP-PC (counter 1): RRPV 2
+    filled_at(rig, col, 2)
+    rig.wss(0, 1, 1, 1)
+    rig.wss(COLOR, 1, 1, 1)
+    assert rig.go(0, W, cpu) == "hit" and rig.go(COLOR, W, col) == "hit"
+    assert (rig.rrpv(cpu), rig.rrpv(col)) == (2, 0)
+    # thresholds: write-miss probability 1/2 instead of 1/8 (MAX_REUSE rules out of reach).
+    rig = Rig(thresholds=(1, 2, 1, 2, 2, 16))
+    for wr, rrpv in ((1, 2), (4, 0)):
+        rig.wss(COLOR, wr, 8, 1000)
+        x = in_set(23, wr)
+        assert rig.go(COLOR, W, x) == "miss" and rig.rrpv(x) == rrpv
+    with pytest.raises(InputError, match="drp16-drp: write_streams: unknown stream 'gpu'"):
+        get_policy("drp16-drp", write_streams=("gpu",))
+    with pytest.raises(InputError, match="drp16-drp: thresholds: must be 6 integers"):
+        get_policy("drp16-drp", thresholds=(3, 8))
 
 
 # --- write hit ------------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ up. Every rule and every choice the paper leaves open is in
   is unpinned and its RRPV reset to 0, so it is never the victim while
   pinned.
 
+drp16's WSS epoch (512K LLC reads) and 128K-write rule belong to its 16 MB
+LLC; on another LLC both scale with its lines (:meth:`DrpPolicy.scaled`).
 The decisions of an access see the WSS counters as they were before it
 (the WSS is looked up "in parallel"); the WSS is updated last. The policy
 runs with any subset of the sub-policies (drp16 Figure 14's bars): a
@@ -47,7 +49,8 @@ import numpy as np
 
 from golden.cache.engine import LOAD
 from golden.configs.schema import CacheConfig
-from golden.llc.streams import BLITTER, COLOR, DEPTH, DYNTEX, MAX_CORES, SHADER
+from golden.errors import InputError
+from golden.llc.streams import BLITTER, COLOR, DEPTH, DYNTEX, MAX_CORES, N_STREAMS, SHADER, STREAM_NAMES
 from golden.policies import drp16_rrip as rrip
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, make_hooks, register_policy
 from golden.policies.drp16_baselines import ExtendedRripPolicy, check_int
@@ -56,6 +59,7 @@ from golden.units import wss as wss_unit
 __all__ = [
     "SUBPOLICIES",
     "DUELS",
+    "THRESHOLDS",
     "EVENTS",
     "DrpState",
     "DrpPolicy",
@@ -77,8 +81,18 @@ _D_DRRIP, _D_WRITE_HIT, _D_PIN_COLOR, _D_PIN_BLITTER, _D_PIN_DEPTH, _D_PIN_SHADE
 _PIN, _SIG, _STATE = 1, 2, 12
 #: Block states (Section 5.6): written by colour/blitter/depth, dynamic texture read once, read again.
 _CBD, _DT0, _DT1 = 4, 8, 12
-#: drp16 Section 5.3: a stream with no WR reuse and at least this many writes inserts at RRPV 3.
+#: drp16 Section 5.3: a stream with no WR reuse and at least this many writes inserts at RRPV 3
+#: (drp16's 16 MB LLC: 128K, half its 256K lines; scaled with the LLC by default).
 ZERO_REUSE_WRITES = 128 * 1024
+#: drp16 Section 5.1: a WSS epoch is 512K LLC reads, twice the lines of its 16 MB LLC (scaled with the
+#: LLC by default).
+EPOCH_READS = 512 * 1024
+#: drp16's 16 MB LLC, in 64-byte lines: the reference of the two figures above.
+PAPER_LLC_LINES = 256 * 1024
+#: drp16's high-WR thresholds, as divisors: write miss "at least MAX_REUSE/3" or "at least 1/8",
+#: pin recommendation "exceeds MAX_REUSE/2" or "at least 1/8" (5.3); write hit "at least
+#: MAX_REUSE/2" or "at least 1/16" (5.4).
+THRESHOLDS = (3, 8, 2, 8, 2, 16)
 
 #: Policy event counters (besides the RRIP family's).
 EVENTS = ("write_miss_rrpv0", "write_miss_rrpv2", "write_miss_rrpv3", "pinned_insertions",
@@ -90,15 +104,17 @@ EVENTS_DTYPE = np.dtype([(e, "<i8") for e in EVENTS])
 RRIP_EVENTS = ("write_bypasses", "depth_write_bypasses", "depth_write_fills", "brrip_insertions",
                "distant_insertions")
 
-DrpState = namedtuple("DrpState", ["rrip", "wss", "subpolicies", "ship_stride", "zero_reuse_writes", "flags",
-                                   "events"])
+DrpState = namedtuple("DrpState", ["rrip", "wss", "subpolicies", "ship_stride", "zero_reuse_writes",
+                                   "write_streams", "thr", "flags", "events"])
 DrpState.__doc__ = """DRP's LLC state.
 
 ``rrip``: the :class:`~golden.policies.drp16_rrip.RripState` (RRPVs, valid
 bits, the 11 duels' PSELs, BRRIP's counter, the SHiP table, signatures and
 reuse bits); ``wss``: the :class:`~golden.units.wss.WssState`; int64
 ``subpolicies`` (bits of :data:`SUBPOLICIES`), ``ship_stride`` (SHiP trains
-in sets ``s`` with ``s mod ship_stride = 0``), ``zero_reuse_writes``;
+in sets ``s`` with ``s mod ship_stride = 0``), ``zero_reuse_writes``,
+``write_streams`` (bit ``k``: the write sub-policies act on stream ``k``'s
+writes); ``thr``: ``int64[6]`` the high-WR divisors (:data:`THRESHOLDS`);
 ``flags``: ``uint8[S, W]`` pin (bit 0), trains SHiP (bit 1), block state
 (bits 2-3); ``events``: ``EVENTS_DTYPE[1]``.
 """
@@ -159,9 +175,9 @@ def _dyntex_first_read(ps):
 @nb.njit(cache=True, nogil=True)
 def _write_hit(ps, a, f):
     """The write-hit sub-policy (Section 5.4) on a block with flags ``f``; returns the new flags."""
-    r, s, w, st = ps.rrip, a.set, a.way, a.stream
+    r, s, w, st, t = ps.rrip, a.set, a.way, a.stream, ps.thr
     wr, wa, mx = ps.wss.wr[st], ps.wss.wa[st], ps.wss.max_reuse[0]
-    high = wr > 0 and (2 * wr >= mx or 16 * wr >= wa)
+    high = wr > 0 and (t[4] * wr >= mx or t[5] * wr >= wa)
     if rrip.uses_a(r, s, _D_WRITE_HIT):  # congestion-oblivious
         if high:
             r.rrpv[s, w] = 0
@@ -181,11 +197,11 @@ def _write_hit(ps, a, f):
 @nb.njit(cache=True, nogil=True)
 def _write_miss(ps, a):
     """The write-miss sub-policy (Section 5.3) for an allocated block: (RRPV, pin)."""
-    st = a.stream
+    st, t = a.stream, ps.thr
     wr, wa, mx = ps.wss.wr[st], ps.wss.wa[st], ps.wss.max_reuse[0]
-    if wr > 0 and (3 * wr >= mx or 8 * wr >= wa):
+    if wr > 0 and (t[0] * wr >= mx or t[1] * wr >= wa):
         ps.events[0].write_miss_rrpv0 += 1
-        if (2 * wr > mx or 8 * wr >= wa) and _pins(ps, a.set, st):
+        if (t[2] * wr > mx or t[3] * wr >= wa) and _pins(ps, a.set, st):
             ps.events[0].pinned_insertions += 1
             return 0, _PIN
         return 0, 0
@@ -218,7 +234,7 @@ def on_hit(ps, a):
         r.rrpv[s, w] = x
         f = (f & ~_STATE) | state
     else:
-        if ps.subpolicies & _WH:
+        if ps.subpolicies & _WH and ps.write_streams >> st & 1:
             f = _write_hit(ps, a, f)
         f = (f & ~_STATE) | _state_after_write(st)
     ps.flags[s, w] = f
@@ -286,7 +302,7 @@ def on_fill(ps, a):
     f = 0
     x = rrip.MAX_RRPV - 1
     if a.op != LOAD:
-        if ps.subpolicies & _WM:
+        if ps.subpolicies & _WM and ps.write_streams >> st & 1:
             x, f = _write_miss(ps, a)
         f |= _state_after_write(st)
     elif st < MAX_CORES:
@@ -327,8 +343,22 @@ class DrpPolicy(ExtendedRripPolicy):
         sampled sets per 1K).
     seed : int
         Seed of the WSS cache's random replacement.
-    wss_epoch : int
-        LLC reads per WSS epoch (drp16: 512K).
+    wss_epoch : int or None
+        LLC reads per WSS epoch; None: twice the LLC's lines (drp16's 512K
+        reads on its 16 MB LLC, scaled with the LLC).
+    zero_reuse_writes : int or None
+        WSS-captured writes from which a stream with no WR reuse inserts
+        its write misses at RRPV 3; None: half the LLC's lines (drp16's
+        128K, scaled with the LLC).
+    write_streams : tuple of str or None
+        Streams (:data:`~golden.llc.streams.STREAM_NAMES`) whose writes the
+        write-miss and write-hit sub-policies handle; the others' writes are
+        the Baseline's (RRPV 2, write hits leave the block). None: every
+        stream (drp16). An ablation parameter.
+    thresholds : tuple of int
+        The high-WR divisors (:data:`THRESHOLDS`, drp16's): write miss
+        ``MAX_REUSE / t0``, ``1 / t1``; pin ``MAX_REUSE / t2``, ``1 / t3``;
+        write hit ``MAX_REUSE / t4``, ``1 / t5``. An ablation parameter.
 
     Members
     -------
@@ -345,13 +375,32 @@ class DrpPolicy(ExtendedRripPolicy):
     events = EVENTS
 
     def __init__(self, region: int = 1024, leaders: int = 8, psel_bits: int = 10, brrip_period: int = 32,
-                 ship_init: int = 1, ship_stride: int = 32, seed: int = 0,
-                 wss_epoch: int = 512 * 1024) -> None:
+                 ship_init: int = 1, ship_stride: int = 32, seed: int = 0, wss_epoch: int | None = None,
+                 zero_reuse_writes: int | None = None, write_streams: tuple[str, ...] | None = None,
+                 thresholds: tuple[int, ...] = THRESHOLDS) -> None:
         super().__init__(region, leaders, psel_bits, brrip_period, ship_init)
         check_int(self.name, "ship_stride", ship_stride, 1, 1 << 20)
         check_int(self.name, "seed", seed, 0, (1 << 63) - 1)
-        check_int(self.name, "wss_epoch", wss_epoch, 1, 1 << 40)
+        if wss_epoch is not None:
+            check_int(self.name, "wss_epoch", wss_epoch, 1, 1 << 40)
+        if zero_reuse_writes is not None:
+            check_int(self.name, "zero_reuse_writes", zero_reuse_writes, 1, 1 << 40)
+        if not isinstance(thresholds, tuple | list) or len(thresholds) != len(THRESHOLDS):
+            raise InputError(f"{self.name}: thresholds: must be {len(THRESHOLDS)} integers, "
+                             f"not {thresholds!r}")
+        for t in thresholds:
+            check_int(self.name, "thresholds", t, 1, 1 << 20)
+        mask = (1 << N_STREAMS) - 1
+        if write_streams is not None:
+            mask = 0
+            for name in write_streams:
+                if name not in STREAM_NAMES:
+                    raise InputError(f"{self.name}: write_streams: unknown stream {name!r}; streams are "
+                                     f"{', '.join(STREAM_NAMES)}")
+                mask |= 1 << STREAM_NAMES.index(name)
         self.ship_stride, self.seed, self.wss_epoch = ship_stride, seed, wss_epoch
+        self.zero_reuse_writes, self.write_streams = zero_reuse_writes, mask
+        self.thresholds = tuple(thresholds)
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
         """Hooks for the ``"llc"`` level (new state, new WSS cache); the baseline's elsewhere.
@@ -369,11 +418,24 @@ class DrpPolicy(ExtendedRripPolicy):
             sig=np.zeros(shape, np.uint16), reused=np.zeros(shape, np.uint8))
         self.llc = state
         bits = sum(1 << SUBPOLICIES.index(p) for p in self.subpolicies)
-        self.ext = DrpState(rrip=state, wss=wss_unit.new_wss(self.seed, epoch=self.wss_epoch),
-                            subpolicies=bits, ship_stride=self.ship_stride,
-                            zero_reuse_writes=ZERO_REUSE_WRITES,
+        epoch, zero = self.scaled(cfg)
+        self.ext = DrpState(rrip=state, wss=wss_unit.new_wss(self.seed, epoch=epoch),
+                            subpolicies=bits, ship_stride=self.ship_stride, zero_reuse_writes=zero,
+                            write_streams=self.write_streams, thr=np.array(self.thresholds, np.int64),
                             flags=np.zeros(shape, np.uint8), events=np.zeros(1, EVENTS_DTYPE))
         return make_hooks(self.ext, **hooks())
+
+    def scaled(self, cfg: CacheConfig) -> tuple[int, int]:
+        """The WSS epoch (LLC reads) and the 128K-write rule's count for an LLC ``cfg``.
+
+        drp16's 512K reads and 128K writes belong to its 16 MB LLC (256K
+        lines); unless given, both scale with ``cfg``'s lines (at least 1),
+        so that a scaled-down LLC (``compare --suite drp16`` runs 1/16) keeps
+        an epoch of two LLC capacities of reads.
+        """
+        epoch = self.wss_epoch or max(1, EPOCH_READS * cfg.lines // PAPER_LLC_LINES)
+        zero = self.zero_reuse_writes or max(1, ZERO_REUSE_WRITES * cfg.lines // PAPER_LLC_LINES)
+        return epoch, zero
 
     def reset_ext(self) -> None:
         """Forget pins, block states and the WSS cache (the RRIP state, PSELs and SHiP table go too)."""
