@@ -10,7 +10,7 @@ from cli.run import positive_int, scale
 from golden.errors import InputError
 from golden.workloads import registry
 
-__all__ = ["add_parser", "workloads", "functional_l1"]
+__all__ = ["add_parser", "workloads", "functional_l1", "timed_l1"]
 
 
 def add_parser(sub) -> None:
@@ -26,6 +26,10 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=positive_int(0), default=0, help="input seed (default 0)")
     p.add_argument("--line-size", type=_line_size, default=64,
                    help="line size in bytes for the footprint statistics, a power of 2 (default 64)")
+    p.add_argument("--timing", choices=("none", "cycle"), default="none",
+                   help="with --stats: cycle adds kim20 Fig. 1's timed columns (L1 miss rate and "
+                        "warp occupancy on the timing model, kim20 preset; slow); none: the "
+                        "functional model only (default)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar (default: on a terminal, for runs over 2 s)")
     p.set_defaults(func=workloads)
@@ -48,6 +52,10 @@ def workloads(args: argparse.Namespace) -> int:
     if args.names:
         wanted = {registry.get(n).key for n in args.names}  # InputError for an unknown name
         specs = [s for s in specs if s.key in wanted]
+    if args.timing == "cycle" and not args.stats:
+        raise InputError("--timing cycle: only the statistics use the timing model (add --stats)")
+    if args.timing == "cycle" and not any(s.suite == "kim20" for s in specs):
+        raise InputError("--timing cycle: only kim20's Fig. 1 table is timed; select kim20 workloads")
     if not args.stats:
         rows = [(s.key, s.suite, s.paper.get("size", "-"), s.description) for s in specs]
         print(format_table(("workload", "suite", "paper size", "description"), rows))
@@ -74,6 +82,8 @@ def workloads(args: argparse.Namespace) -> int:
             by_suite.setdefault(s.suite, []).append(row)
             if s.suite == FIG1_SUITE:
                 fig1.append(functional_l1(wl, FIG1_SUITE))
+                if args.timing == "cycle":
+                    fig1[-1].update(timed_l1(wl, FIG1_SUITE))
             bar.update(1)
     for i, (suite, rows) in enumerate(by_suite.items()):
         if i:
@@ -82,8 +92,9 @@ def workloads(args: argparse.Namespace) -> int:
         print(format_stats_table(rows, PAPER_FIGURE.get(suite)))
         if suite == FIG1_SUITE:
             print()
-            print(f"{suite} Fig. 1 beside the functional model (config {FIG1_SUITE}; the paper's "
-                  "figures are timed GPGPU-Sim runs)")
+            timed = " and the timing model" if args.timing == "cycle" else ""
+            print(f"{suite} Fig. 1 beside the functional model{timed} (config {FIG1_SUITE}; the "
+                  "paper's figures are timed GPGPU-Sim runs)")
             print(format_fig1_table(fig1, FIG1_SUITE))
     return 0
 
@@ -104,3 +115,30 @@ def functional_l1(wl, config: str) -> dict:
     n = int(l1["accesses"])
     misses = int(l1["read_misses"]) + int(l1["write_misses"])
     return {"workload": wl.name, "l1_accesses": n, "l1_miss": misses / n if n else None}
+
+
+def timed_l1(wl, config: str) -> dict:
+    """kim20 Fig. 1's metrics of ``wl`` on the timing model of ``config`` (no policy).
+
+    The run is the baseline of ``gpucache compare --suite kim20``
+    (:func:`golden.experiments.kim20.compare_workload`): the L1 miss rate is
+    1 - hits / accesses (MSHR merges and sector misses count as misses, stores
+    included) and the warp occupancy is resident warps over warp slots, over all
+    SMs' cycles.
+
+    Returns
+    -------
+    dict
+        ``timed_l1_miss``, ``occupancy`` (fractions) and ``cycles``; ``timed_error``
+        (the message) instead when the run deadlocks.
+    """
+    from golden.configs.loader import load_config
+    from golden.experiments.kim20 import compare_workload
+    from golden.gpu.model import DeadlockError
+
+    try:
+        row = compare_workload(wl, load_config(config), configs=("no-bypass",))
+    except DeadlockError as e:  # one workload's deadlock is shown in its row, the others still run
+        return {"timed_error": str(e)}
+    return {"timed_l1_miss": row["miss_rate"], "occupancy": row["occupancy"],
+            "cycles": row["runs"]["no-bypass"]["cycles"]}

@@ -341,12 +341,23 @@ def test_small_run(name, tmp_path, capsys):
 
 def test_fig1_table():
     rows = [{"workload": "kim20/pf", "l1_accesses": 1000, "l1_miss": 0.5},
-            {"workload": "kim20/adi", "l1_accesses": 0, "l1_miss": None}]
+            {"workload": "kim20/adi", "l1_accesses": 0, "l1_miss": None},
+            {"workload": "kim20/lud", "l1_accesses": 10, "l1_miss": 0.25, "timed_l1_miss": 0.7125,
+             "occupancy": 0.18},
+            {"workload": "kim20/ms", "l1_accesses": 10, "l1_miss": 0.25, "timed_error": "deadlock at 5"}]
     lines = format_fig1_table(rows, "kim20").splitlines()
     assert lines[0].split("  ")[0] == "workload"
     assert "L1 miss % (functional, untimed, kim20)" in lines[0]
-    assert lines[2].split() == ["kim20/pf", "99", "50.0", "1,000", "-", "-"]
-    assert lines[3].split() == ["kim20/adi", "-", "-", "0", "<46", "-"]
+    assert "L1 miss % (timing model)" in lines[0] and "warp occupancy % (timing model)" in lines[0]
+    assert lines[2].split() == ["kim20/pf", "99", "50.0", "-", "1,000", "-", "-"]
+    assert lines[3].split() == ["kim20/adi", "-", "-", "-", "0", "<46", "-"]
+    assert lines[4].split() == ["kim20/lud", "72", "25.0", "71.2", "10", "18", "18.0"]
+    assert lines[5].split() == ["kim20/ms", "95", "25.0", "deadlock", "10", "-", "deadlock"]
+
+
+def _fig1_rows(out: str, title: str) -> list[list[str]]:
+    lines = out.splitlines()
+    return [line.split() for line in lines[lines.index(title) + 3:]]
 
 
 def test_stats_cli_prints_fig1(capsys):
@@ -354,14 +365,40 @@ def test_stats_cli_prints_fig1(capsys):
                    "kim20/lud"])
     out, err = capsys.readouterr()
     assert status == 0, err
-    lines = out.splitlines()
-    assert lines[0] == "kim20 (scale 0.02, seed 0, 64 B lines)"
-    at = lines.index("kim20 Fig. 1 beside the functional model (config kim20; the paper's "
-                     "figures are timed GPGPU-Sim runs)")
-    fig = [line.split() for line in lines[at + 3:]]
+    assert out.splitlines()[0] == "kim20 (scale 0.02, seed 0, 64 B lines)"
+    fig = _fig1_rows(out, "kim20 Fig. 1 beside the functional model (config kim20; the paper's "
+                          "figures are timed GPGPU-Sim runs)")
     assert [r[0] for r in fig] == ["kim20/jcb1d", "kim20/lud"]
-    assert fig[1][1] == "72" and fig[1][4] == "18"  # Fig. 1's LUD beside ours
+    assert fig[1][1] == "72" and fig[1][5] == "18"  # Fig. 1's LUD beside ours
     assert 0 <= float(fig[0][2]) <= 100
+    assert fig[0][3] == fig[0][6] == "-"  # no timing model without --timing cycle
+
+
+def test_stats_cli_timed_fig1(capsys):
+    """``--timing cycle`` fills the timed columns with the baseline timing run's figures."""
+    from golden.configs.loader import load_config
+    from golden.gpu.run import simulate_timed
+
+    status = main(["workloads", "--stats", "--timing", "cycle", "--scale", "0.02", "--no-progress",
+                   "kim20/jcb1d"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    fig = _fig1_rows(out, "kim20 Fig. 1 beside the functional model and the timing model (config "
+                          "kim20; the paper's figures are timed GPGPU-Sim runs)")
+    t = simulate_timed(registry.build("kim20/jcb1d", 0.02), load_config("kim20"))["timing"]
+    assert fig[0][0] == "kim20/jcb1d" and fig[0][6] != "-"
+    assert float(fig[0][3]) == round(100 * (1 - t["l1"]["hits"] / t["l1"]["accesses"]), 1)
+    assert float(fig[0][6]) == round(100 * t["occupancy"], 1)
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["workloads", "--timing", "cycle", "kim20/jcb1d"], "add --stats"),
+    (["workloads", "--stats", "--timing", "cycle", "--suite", "tian15"], "select kim20 workloads"),
+])
+def test_timing_option_errors(argv, field, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--timing cycle" in err and field in err
 
 
 @pytest.mark.slow

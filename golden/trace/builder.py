@@ -30,10 +30,7 @@ import numpy as np
 
 from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space
 
-__all__ = ["KernelBuilder", "affine_dx2", "encode_lanes", "fit_affine"]
-
-_LANE = np.arange(WARP_SIZE, dtype=np.int64)
-
+__all__ = ["KernelBuilder", "LaneBuffer", "affine_dx2", "encode_lanes", "fit_affine"]
 
 
 def affine_dx2(block_x: int) -> int:
@@ -45,7 +42,7 @@ def affine_dx2(block_x: int) -> int:
 
 
 def encode_lanes(rows: np.ndarray, lanes: np.ndarray, masks: np.ndarray, dx2: int,
-                 first_explicit: int) -> np.ndarray:
+                 first_explicit: int, buffer: LaneBuffer | None = None) -> np.ndarray | None:
     """Fill the address fields of ``rows`` from per-lane addresses.
 
     Rows whose active lanes fit the affine form get ``base``/``sx``/``sy``/``dx``;
@@ -64,11 +61,14 @@ def encode_lanes(rows: np.ndarray, lanes: np.ndarray, masks: np.ndarray, dx2: in
         See :func:`affine_dx2`.
     first_explicit : int
         Index of the next free row of the kernel's ``lane_addrs``.
+    buffer : LaneBuffer, optional
+        Append the explicit rows to this buffer (whose length must be
+        ``first_explicit``) instead of a new array.
 
     Returns
     -------
-    numpy.ndarray
-        ``uint64[m, 32]`` explicit lane addresses (inactive lanes 0).
+    numpy.ndarray or None
+        ``uint64[m, 32]`` explicit lane addresses (inactive lanes 0); None with ``buffer``.
     """
     base, sx, sy, dx, fits = fit_affine(lanes, masks, dx2)
     rows["base"] = base
@@ -76,14 +76,56 @@ def encode_lanes(rows: np.ndarray, lanes: np.ndarray, masks: np.ndarray, dx2: in
     rows["sy"] = sy
     rows["dx"] = dx
     rows["lanes"] = -1
-    bad = np.flatnonzero(~fits)
-    if not bad.size:
-        return np.zeros((0, WARP_SIZE), np.uint64)
-    active = ((masks[bad, None] >> _LANE.astype(np.uint32)[None, :]) & 1).astype(bool)
-    rows["lanes"][bad] = np.arange(first_explicit, first_explicit + bad.size)
-    rows["base"][bad] = 0
-    rows["dx"][bad] = WARP_SIZE
-    return np.where(active, lanes[bad], 0).astype(np.uint64)
+    n_bad = fits.size - int(np.count_nonzero(fits))
+    if n_bad:
+        rows["lanes"][~fits] = np.arange(first_explicit, first_explicit + n_bad)
+    if buffer is None:
+        out = np.empty((n_bad, WARP_SIZE), np.uint64)
+        _write_explicit(lanes, masks, fits, out, 0)
+        return out
+    if len(buffer) != first_explicit:
+        raise ValueError(f"first_explicit: the buffer holds {len(buffer)} rows, not {first_explicit}")
+    buffer.append(n_bad, lambda out, start: _write_explicit(lanes, masks, fits, out, start))
+    return None
+
+
+class LaneBuffer:
+    """A kernel's explicit lane rows (``uint64[n, 32]``), appended in place.
+
+    Appending grows one array with ``ndarray.resize`` (``realloc``, which moves
+    no data for large blocks on Linux) instead of concatenating the chunks at
+    the end: for traces of millions of explicit rows (256 bytes each) the copy
+    and its page faults cost more than building the rows.
+    """
+
+    def __init__(self) -> None:
+        self._a = np.empty((0, WARP_SIZE), np.uint64)
+        self._n = 0
+        self._taken = False  # self._a was handed out by take(): never resize it again
+
+    def __len__(self) -> int:
+        return self._n
+
+    def append(self, n: int, fill) -> None:
+        """Add ``n`` rows written by ``fill(array, start)`` (which may keep no view of it)."""
+        need = self._n + n
+        if self._taken:
+            self._a = self._a[:self._n].copy()
+            self._taken = False
+        if need > len(self._a):
+            # Growth by a quarter keeps the zero-filled slack (resize fills it) small.
+            self._a.resize((max(need, len(self._a) + len(self._a) // 4, 1024), WARP_SIZE),
+                           refcheck=False)
+        fill(self._a, self._n)
+        self._n = need
+
+    def take(self) -> np.ndarray:
+        """The rows as one array: the buffer itself the first time, a copy afterwards."""
+        if self._taken:
+            return self._a[:self._n].copy()
+        self._a.resize((self._n, WARP_SIZE), refcheck=False)  # no view of it was handed out
+        self._taken = True
+        return self._a
 
 
 class _PerThread:
@@ -185,8 +227,7 @@ class KernelBuilder:
         self._gap = np.zeros(self._n_warps, dtype=np.uint32)
         self._chunks: list[np.ndarray] = []
         self._warps: list[np.ndarray] = []
-        self._explicit: list[np.ndarray] = []
-        self._n_explicit = 0
+        self._explicit = LaneBuffer()
 
     # -- per-thread indices, computed on first use (see _PerThread) -------------------
 
@@ -249,8 +290,9 @@ class KernelBuilder:
             active = np.asarray(active, dtype=bool)
             if active.ndim == 0:
                 active = np.broadcast_to(active, (self.n_threads,))
-        bits = self._padded(active.astype(np.uint32)) << _LANE.astype(np.uint32)
-        return np.bitwise_or.reduce(bits, axis=-1).astype(np.uint32)
+        # Lane l is bit l: pack each warp's 32 flags into 4 bytes, little-endian.
+        packed = np.packbits(self._padded(active), axis=-1, bitorder="little")
+        return packed.view("<u4")[..., 0].astype(np.uint32)
 
     def _take_gap(self, warps: np.ndarray) -> np.ndarray:
         gap = self._gap[warps].copy()
@@ -388,10 +430,7 @@ class KernelBuilder:
         rows["gap"] = self._sequence_gaps(entry, warps, vec["gap"].astype(np.int64),
                                           vec["after"].astype(np.int64))
 
-        explicit = encode_lanes(rows, lanes, masks, self._dx2, self._n_explicit)
-        if len(explicit):
-            self._explicit.append(explicit)
-            self._n_explicit += len(explicit)
+        encode_lanes(rows, lanes, masks, self._dx2, len(self._explicit), self._explicit)
         self._append(warps, rows)
 
     def _grid_rows(self, addrs: np.ndarray, active) -> tuple[np.ndarray, ...]:
@@ -470,7 +509,7 @@ class KernelBuilder:
         else:
             rows = np.zeros(0, dtype=INST_DTYPE)
         explicit = (
-            np.concatenate(self._explicit) if self._explicit else np.zeros((0, WARP_SIZE), np.uint64)
+            self._explicit.take()
         )
         return KernelTrace(
             name=self.name,
@@ -539,6 +578,50 @@ def _fit_row(row, mask, dx):
 
 
 @nb.njit(cache=True, nogil=True)
+def _pairs_differ(row, mask):
+    """Whether two active lane pairs ``(2i, 2i + 1)`` have different address steps.
+
+    In a form with groups of an even number of lanes both lanes of a pair are in one
+    group and step by ``sx``, so a row this finds fits none of them (a quick rejection
+    of the explicit rows, which would otherwise fail each form in turn).
+    """
+    have = False
+    step = 0
+    for i in range(0, WARP_SIZE, 2):
+        if (mask >> i) & 3 == 3:
+            d = row[i + 1] - row[i]
+            if not have:
+                step = d
+                have = True
+            elif d != step:
+                return True
+    return False
+
+
+@nb.njit(cache=True, nogil=True)
+def _fit_one(row, mask, dx2):
+    """``(fits, base, sx, sy, dx)`` of one row, trying the forms :func:`fit_affine` lists."""
+    ok, b, x, y = _fit_row(row, mask, WARP_SIZE)
+    if ok:
+        return True, b, x, y, WARP_SIZE
+    if dx2 == 1:
+        ok, b, x, y = _fit_row(row, mask, 1)
+        if ok:
+            return True, b, x, y, 1
+    if _pairs_differ(row, mask):  # the forms left all have groups of an even lane count
+        return False, 0, 0, 0, WARP_SIZE
+    cands = (dx2, 16, 8, 4, 2)
+    for j in range(5):
+        d = cands[j]
+        if d < 2 or (j > 0 and d == dx2):
+            continue
+        ok, b, x, y = _fit_row(row, mask, d)
+        if ok:
+            return True, b, x, y, d
+    return False, 0, 0, 0, WARP_SIZE
+
+
+@nb.njit(cache=True, nogil=True)
 def fit_affine(lanes, masks, dx2):
     """Per row: (base, sx, sy, dx, fits) of the affine lane form, zeros where it does not fit.
 
@@ -551,17 +634,24 @@ def fit_affine(lanes, masks, dx2):
     sy = np.zeros(k, np.int32)
     dx = np.full(k, WARP_SIZE, np.uint8)
     fits = np.zeros(k, np.bool_)
-    cands = np.array([WARP_SIZE, dx2, 16, 8, 4, 2], np.int64)
     for i in range(k):
-        for j in range(cands.size):
-            d = cands[j]
-            if d == 0 or (j > 1 and d == dx2):
-                continue
-            ok, b, x, y = _fit_row(lanes[i], masks[i], d)
-            if ok:
-                base[i], sx[i], sy[i], dx[i], fits[i] = b, x, y, d, True
-                break
+        ok, b, x, y, d = _fit_one(lanes[i], masks[i], dx2)
+        if ok:
+            base[i], sx[i], sy[i], dx[i], fits[i] = b, x, y, d, True
     return base, sx, sy, dx, fits
+
+
+@nb.njit(cache=True, nogil=True)
+def _write_explicit(lanes, masks, fits, out, start):
+    """Write the lanes of the rows that do not fit to ``out[start:]`` (inactive lanes 0)."""
+    j = start
+    for i in range(fits.size):
+        if not fits[i]:
+            m = masks[i]
+            for lane in range(WARP_SIZE):
+                out[j, lane] = np.uint64(lanes[i, lane]) if (m >> lane) & 1 else np.uint64(0)
+            j += 1
+    return j
 
 
 @nb.njit(cache=True, nogil=True)

@@ -304,19 +304,22 @@ FIG1_SUITE = "kim20"
 
 
 def format_fig1_table(rows: list[dict], config: str) -> str:
-    """kim20 Fig. 1 (L1D miss rate, warp occupancy) beside what the untimed model gives.
+    """kim20 Fig. 1 (L1D miss rate, warp occupancy) beside the functional and timing models.
 
-    Fig. 1 was measured on GPGPU-Sim's timing model; the warp occupancy needs ours
-    (not built yet), so its column shows ``-``. The L1 miss rate shown is that of the
-    functional (untimed, fixed-order interleaved) model on ``config``, labelled so.
+    Fig. 1 was measured on GPGPU-Sim's timing model. The functional (untimed,
+    fixed-order interleaved) model's L1 miss rate on ``config`` is always shown;
+    the timing model's L1 miss rate and warp occupancy when the rows carry them
+    (``gpucache workloads --stats --timing cycle``), ``-`` otherwise.
 
     Parameters
     ----------
     rows : list of dict
         ``workload`` (``suite/name``), ``l1_accesses`` and ``l1_miss`` (a fraction, or
-        None when not measured); the paper's figures come from the registry.
+        None when not measured); optionally ``timed_l1_miss`` and ``occupancy``
+        (fractions) or ``timed_error`` (a deadlocked run). The paper's figures come
+        from the registry.
     config : str
-        Name of the machine configuration the functional model ran.
+        Name of the machine configuration the models ran.
 
     Returns
     -------
@@ -324,16 +327,21 @@ def format_fig1_table(rows: list[dict], config: str) -> str:
         The table, without a trailing newline.
     """
     headers = ["workload", "paper L1 miss % (Fig. 1)",
-               f"L1 miss % (functional, untimed, {config})", "L1 accesses",
-               "paper warp occupancy % (Fig. 1)", "warp occupancy % (timing model)"]
+               f"L1 miss % (functional, untimed, {config})", "L1 miss % (timing model)",
+               "L1 accesses (functional)", "paper warp occupancy % (Fig. 1)",
+               "warp occupancy % (timing model)"]
+
+    def pct(v) -> str:
+        return "-" if v is None else f"{100 * v:.1f}"
+
     cells = []
     for row in rows:
         paper = _registered_paper(row["workload"])
-        miss = row.get("l1_miss")
-        cells.append([row["workload"], paper_figure(paper, "l1_miss"),
-                      "-" if miss is None else f"{100 * miss:.1f}",
-                      f"{int(row.get('l1_accesses', 0)):,}",
-                      paper_figure(paper, "occupancy"), "-"])
+        timed_miss, occ = ((pct(row.get("timed_l1_miss")), pct(row.get("occupancy")))
+                           if "timed_error" not in row else ("deadlock", "deadlock"))
+        cells.append([row["workload"], paper_figure(paper, "l1_miss"), pct(row.get("l1_miss")),
+                      timed_miss, f"{int(row.get('l1_accesses', 0)):,}",
+                      paper_figure(paper, "occupancy"), occ])
     widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(headers)]
 
     def fmt(values: Sequence[str]) -> str:
