@@ -58,6 +58,8 @@ def add_parser(sub) -> None:
                         "threshold_h, threshold_w, window, min_accesses)")
     p.add_argument("--swl-limits", type=int, nargs="+", metavar="N",
                    help="ciao18: warp limits Best-SWL profiles (default every limit 1..max warps per SM)")
+    p.add_argument("--fig12", action="store_true",
+                   help="ciao18: also run Fig. 12's variants (GTO-cap, GTO-8way, statPCAL-2X, CIAO-C-2X)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -92,8 +94,9 @@ def compare(args: argparse.Namespace) -> int:
             raise InputError("--timing: the ciao18 suite compares warp schedulers, which need the timing "
                              "model (use cycle)")
         return compare_ciao18(args)
-    if getattr(args, "swl_limits", None):
-        raise InputError("--swl-limits applies to --suite ciao18 only")
+    for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12")):
+        if getattr(args, field, None):
+            raise InputError(f"{flag} applies to --suite ciao18 only")
     if args.suite == "drp16":
         from cli.compare_drp16 import compare_drp16
 

@@ -18,14 +18,34 @@ def _f(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
+def _print_fig12(rows: list[dict], points: dict, paper: dict) -> dict:
+    """Print Fig. 12's table (IPC over GTO per benchmark, geomean over LWS and SWS); return the means."""
+    from golden.experiments.ciao18 import geomean
+
+    cols = [*points, "ciao-c-2x / statpcal-2x"]
+    table = [[r["workload"].split("/")[-1], r["class"] or "-"] + [_f(r["fig12"][c]) for c in cols]
+             for r in rows]
+    sel = [r for r in rows if r["class"] in ("LWS", "SWS")]
+    means = {c: geomean([r["fig12"][c] for r in sel]) for c in cols}
+    table.append(["geomean LWS+SWS", f"n={len(sel)}"] + [_f(means[c]) for c in cols])
+    table.append(["ciao18 Fig. 12", "LWS+SWS"] + [f"{paper[c]:.2f}" if c in paper else "-" for c in cols])
+    print()
+    print(format_table(["workload", "class", *cols], table, title="Fig. 12: IPC over GTO (the last column: "
+                                                                   "CIAO-C-2X over statPCAL-2X)"))
+    return means
+
+
 def compare_ciao18(args: argparse.Namespace) -> int:
     """Run the comparison for ``args`` (workloads, config, scale, swl_limits, plot, json)."""
     from golden.experiments.ciao18 import (
+        FIG12,
         PAPER_FIG8,
+        PAPER_FIG12,
         SCHEDULERS,
         TIME_SERIES,
         class_means,
         compare_workload,
+        fig12_workload,
     )
 
     gpu = load_config(args.config)
@@ -43,7 +63,12 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     rows = []
     with progress(len(names), "workloads", "wl", args.progress) as bar:
         for name in names:
-            rows.append(compare_workload(registry.build(name, scale), gpu, SCHEDULERS, limits))
+            wl = registry.build(name, scale)
+            row = compare_workload(wl, gpu, SCHEDULERS, limits)
+            if args.fig12:
+                row["fig12"] = fig12_workload(wl, gpu, row["runs"]["gto"]["ipc"],
+                                              row["runs"]["best-swl"]["warp_limit"])
+            rows.append(row)
             bar.update(1)
     means = class_means(rows)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -65,6 +90,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     profiled = (f"every limit 1..{gpu.max_warps_per_sm}" if limits is None
                 else "limits " + " ".join(map(str, limits)))
     print(f"IPC / GTO's IPC (deadlock: that scheduler's run deadlocked); Best-SWL profiled over {profiled}")
+    fig12 = _print_fig12(rows, FIG12, PAPER_FIG12) if args.fig12 else None
     if args.plot:
         from golden.experiments.ciao18_plots import plot_time_series
 
@@ -75,5 +101,6 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         write_json(args.json, {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
                                "seconds": seconds, "cpu_seconds": cpu, "schedulers": list(SCHEDULERS),
                                "swl_limits": limits, "rows": rows,
-                               "class_means": means, "paper_fig8": PAPER_FIG8})
+                               "class_means": means, "paper_fig8": PAPER_FIG8, "fig12_means": fig12,
+                               "paper_fig12": PAPER_FIG12 if args.fig12 else None})
     return 0

@@ -211,7 +211,7 @@ def test_compare_ciao18_prints_every_scheduler_and_ratios(tmp_path, monkeypatch)
     monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
     path = tmp_path / "c.json"
     status, out, err = gpucache("compare", "--suite", "ciao18", "--workloads", "atax", "--scale", "0.05",
-                                "--swl-limits", "2", "8", "--json", str(path), "--no-progress")
+                                "--swl-limits", "2", "8", "--fig12", "--json", str(path), "--no-progress")
     assert status == 0, err
     data = json.loads(path.read_text())
     (row,) = data["rows"]
@@ -224,11 +224,29 @@ def test_compare_ciao18_prints_every_scheduler_and_ratios(tmp_path, monkeypatch)
     assert row["runs"]["statpcal"]["policy_stats"]["windows"] >= 0
     assert row["runs"]["ciao-p"]["policy_stats"]["sm_kernels_without_smem_cache"] >= 0
     assert "ciao18 Fig. 8" in out and "1.56" in out and "missing" not in out
+    f12 = row["fig12"]
+    assert set(f12) == {"gto-cap", "gto-8way", "statpcal-2x", "ciao-c", "ciao-c-2x",
+                        "ciao-c-2x / statpcal-2x"}
+    assert f12["ciao-c"] == pytest.approx(row["norm"]["ciao-c"])  # the same run as Fig. 8's
+    assert "ciao18 Fig. 12" in out and "2.37" in out and data["fig12_means"]["gto-8way"] == f12["gto-8way"]
+
+
+def test_fig12_machines():
+    from golden.configs import load_config
+    from golden.experiments.ciao18 import fig12_machine
+
+    g = load_config("ciao18")
+    cap = fig12_machine(g, "gto-cap")
+    assert (cap.l1.size, cap.l1.sets, cap.l1.assoc, cap.shared_mem_bytes) == (48 * 1024, 64, 6, 16 * 1024)
+    assert fig12_machine(g, "gto-8way").l1.assoc == 8 and fig12_machine(g, "gto-8way").l1.size == g.l1.size
+    assert fig12_machine(g, "ciao-c-2x").dram_bus_bytes == 2 * g.dram_bus_bytes
+    assert fig12_machine(g, "ciao-c") == g
 
 
 @pytest.mark.parametrize("argv, message", [
     (("--suite", "ciao18", "--swl-limits", "0"), "--swl-limits: a warp limit is 1 to 48, not 0"),
     (("--suite", "tian15", "--swl-limits", "4"), "--swl-limits applies to --suite ciao18 only"),
+    (("--suite", "drp16", "--fig12"), "--fig12 applies to --suite ciao18 only"),
     (("--suite", "ciao18", "--workloads", "nosuch"), "nosuch"),
 ])
 def test_compare_ciao18_user_errors(tmp_path, monkeypatch, argv, message):

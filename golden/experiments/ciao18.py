@@ -21,8 +21,9 @@ from golden.policies import get_policy
 from golden.workloads import registry
 from golden.workloads.registry import Workload
 
-__all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "swl_points", "run_point",
-           "profile_best_swl", "best_point", "compare_workload", "class_means"]
+__all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER_FIG12", "fig12_machine",
+           "fig12_workload", "geomean", "swl_points", "run_point", "profile_best_swl", "best_point",
+           "compare_workload", "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
 SCHEDULERS = ("gto", "ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c")
@@ -33,6 +34,18 @@ PAPER_FIG8 = {"ccws": 1.02, "best-swl": 1.16, "statpcal": 1.24, "ciao-t": 1.34, 
 CLASSES = ("LWS", "SWS", "CI")
 #: The benchmarks of Figs. 9 and 10's time series.
 TIME_SERIES = ("atax", "backprop", "syrk", "kmn")
+#: ciao18 Fig. 12 (Section V-E): each point's scheduler and machine change. GTO-cap: a 48 KB L1D
+#: (GPGPU-Sim's 48 KB GTX 480 L1D: 64 sets x 6 ways) and 16 KB of shared memory; GTO-8way: the
+#: 16 KB L1D 8-way; "2x": twice the DRAM bandwidth (bytes per DRAM cycle; 177 to 354 GB/s).
+FIG12 = {"gto-cap": ("gto", {"l1": {"size": 48 * 1024, "assoc": 6}, "shared_mem_bytes": 16 * 1024}),
+         "gto-8way": ("gto", {"l1": {"assoc": 8}}),
+         "statpcal-2x": ("statpcal", {"dram_x": 2}),
+         "ciao-c": ("ciao-c", {}),
+         "ciao-c-2x": ("ciao-c", {"dram_x": 2})}
+#: ciao18 Section V-E, over GTO on the LWS and SWS benchmarks: GTO-cap +108%, GTO-8way +51%,
+#: CIAO-C 14% over GTO-cap (2.08 x 1.14 = 2.37; 57% over GTO-8way gives the same), and
+#: CIAO-C-2X 16% over statPCAL-2X (a ratio of the two, not over GTO).
+PAPER_FIG12 = {"gto-cap": 2.08, "gto-8way": 1.51, "ciao-c": 2.37, "ciao-c-2x / statpcal-2x": 1.16}
 
 
 def swl_points(workload: str, gpu: GPUConfig, limits: Iterable[int] | None = None) -> list[dict]:
@@ -154,7 +167,36 @@ def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = S
     return row
 
 
-def _geomean(values: list[float]) -> float | None:
+def fig12_machine(gpu: GPUConfig, point: str) -> GPUConfig:
+    """``gpu`` changed as Fig. 12's ``point`` says (:data:`FIG12`)."""
+    changes = dict(FIG12[point][1])
+    if "l1" in changes:
+        changes["l1"] = gpu.l1.replace(**changes["l1"])
+    if "dram_x" in changes:
+        changes["dram_bus_bytes"] = gpu.dram_bus_bytes * changes.pop("dram_x")
+    return gpu.replace(**changes)
+
+
+def fig12_workload(wl: Workload, gpu: GPUConfig, gto_ipc: float, tokens: int) -> dict:
+    """IPC of each Fig. 12 point on ``wl`` over ``gto_ipc`` (statPCAL with ``tokens``), and the 2X ratio.
+
+    Returns ``{point: IPC / GTO or None (deadlock)}`` plus ``"ciao-c-2x / statpcal-2x"``.
+    """
+    out: dict = {}
+    ipc: dict = {}
+    for point, (scheduler, _) in FIG12.items():
+        machine = fig12_machine(gpu, point)
+        params = {"tokens": tokens} if scheduler == "statpcal" else None
+        r = _or_deadlock(lambda m=machine, s=scheduler, p=params: run_point(wl, m, s, params=p))
+        ipc[point] = None if r.get("deadlock") else r["ipc"]
+        out[point] = ipc[point] / gto_ipc if ipc[point] and gto_ipc else None
+    a, b = ipc["ciao-c-2x"], ipc["statpcal-2x"]
+    out["ciao-c-2x / statpcal-2x"] = a / b if a and b else None
+    return out
+
+
+def geomean(values: list[float | None]) -> float | None:
+    """Geometric mean of the positive values (None and deadlocks left out); None if there are none."""
     values = [v for v in values if v is not None and v > 0]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
@@ -164,6 +206,6 @@ def class_means(rows: list[dict], schedulers: Iterable[str] = SCHEDULERS) -> dic
     out: dict = {}
     for cls in (*CLASSES, "all"):
         sel = [r for r in rows if cls == "all" or r["class"] == cls]
-        out[cls] = {s: _geomean([r["norm"].get(s) for r in sel]) for s in schedulers if s != "gto"}
+        out[cls] = {s: geomean([r["norm"].get(s) for r in sel]) for s in schedulers if s != "gto"}
         out[cls]["n"] = len(sel)
     return out
