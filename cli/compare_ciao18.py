@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import format_table, write_json
+from cli.output import finish_compare, format_table
 from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
@@ -66,15 +66,10 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     print(f"IPC / GTO's IPC; not built here (printed as missing): {', '.join(NOT_BUILT)}; "
           "Best-SWL profiled over " + ("every limit 1.." + str(gpu.max_warps_per_sm) if limits is None
                                        else "limits " + " ".join(map(str, limits))))
-    if args.plot:
-        from golden.experiments.ciao18_plots import plot_time_series
-
-        shown = [r for r in rows if r["workload"].split("/")[-1] in TIME_SERIES]
-        for path in plot_time_series(shown, args.plot):
-            print(f"wrote {path}")
-    if args.json:
-        write_json(args.json, {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
-                               "seconds": seconds, "cpu_seconds": cpu, "schedulers": list(SCHEDULERS),
-                               "not_built": list(NOT_BUILT), "swl_limits": limits, "rows": rows,
-                               "class_means": means, "paper_fig8": PAPER_FIG8})
+    finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
+                              "seconds": seconds, "cpu_seconds": cpu, "schedulers": list(SCHEDULERS),
+                              "not_built": list(NOT_BUILT), "swl_limits": limits, "rows": rows,
+                              "class_means": means, "paper_fig8": PAPER_FIG8},
+                   "golden.experiments.ciao18_plots",
+                   ([r for r in rows if r["workload"].split("/")[-1] in TIME_SERIES],), "plot_time_series")
     return 0
