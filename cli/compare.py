@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import format_table, write_json
+from cli.output import finish_compare, format_table
 from cli.progress import progress
 from cli.run import scale
 from golden.configs.loader import config_to_dict, load_config
@@ -138,17 +138,11 @@ def compare(args: argparse.Namespace) -> int:
           f"(+ {storage['pc-bypass']['l2_bytes']:.0f} B of L2 bypassBits), counter-based "
           f"{storage['counter-bypass']['per_l1_bytes'] / 1024:.3f} KB "
           f"(tian15: {PAPER['counter_storage_kb'][0]} KB)")
-    for _, source in PAPER.values():
-        print(f"  paper: {source}")
-    if args.plot:
-        from golden.experiments.tian15_plots import plot_all
-
-        for path in plot_all(rows, avg, args.plot):
-            print(f"wrote {path}")
-    if args.json:
-        write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
-                               "config": config_to_dict(gpu), "seconds": seconds, "rows": rows,
-                               "average": avg, "paper": PAPER, "storage": storage})
+    finish_compare(args, [source for _, source in PAPER.values()],
+                   {"suite": args.suite, "scale": args.scale, "configs": args.configs,
+                    "config": config_to_dict(gpu), "seconds": seconds, "rows": rows,
+                    "average": avg, "paper": PAPER, "storage": storage},
+                   "golden.experiments.tian15_plots", (rows, avg))
     return 0
 
 
@@ -182,8 +176,7 @@ def _compare_timed(args: argparse.Namespace, gpu, names: list[str]) -> int:
     print("speedup = IPC / 16 KB baseline's IPC; miss = L1 load misses sent to the L2 / baseline's "
           "(MSHR merges are not misses); tian15 Fig. 9: PC-based speedups quoted in Section 5.2, "
           "and PC-based beats the 32 KB L1 on average")
-    if args.json:
-        write_json(args.json, {"suite": args.suite, "scale": args.scale, "configs": args.configs,
-                               "timing": "cycle", "config": config_to_dict(gpu), "seconds": seconds,
-                               "rows": rows, "average": avg, "paper_speedup": PAPER_SPEEDUP})
+    finish_compare(args, (), {"suite": args.suite, "scale": args.scale, "configs": args.configs,
+                              "timing": "cycle", "config": config_to_dict(gpu), "seconds": seconds,
+                              "rows": rows, "average": avg, "paper_speedup": PAPER_SPEEDUP})
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import format_table, write_json
+from cli.output import finish_compare, format_table
 from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
@@ -91,16 +91,11 @@ def compare_ciao18(args: argparse.Namespace) -> int:
                 else "limits " + " ".join(map(str, limits)))
     print(f"IPC / GTO's IPC (deadlock: that scheduler's run deadlocked); Best-SWL profiled over {profiled}")
     fig12 = _print_fig12(rows, FIG12, PAPER_FIG12) if args.fig12 else None
-    if args.plot:
-        from golden.experiments.ciao18_plots import plot_time_series
-
-        shown = [r for r in rows if r["workload"].split("/")[-1] in TIME_SERIES]
-        for path in plot_time_series(shown, args.plot):
-            print(f"wrote {path}")
-    if args.json:
-        write_json(args.json, {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
-                               "seconds": seconds, "cpu_seconds": cpu, "schedulers": list(SCHEDULERS),
-                               "swl_limits": limits, "rows": rows,
-                               "class_means": means, "paper_fig8": PAPER_FIG8, "fig12_means": fig12,
-                               "paper_fig12": PAPER_FIG12 if args.fig12 else None})
+    finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
+                              "seconds": seconds, "cpu_seconds": cpu, "schedulers": list(SCHEDULERS),
+                              "swl_limits": limits, "rows": rows, "class_means": means,
+                              "paper_fig8": PAPER_FIG8, "fig12_means": fig12,
+                              "paper_fig12": PAPER_FIG12 if args.fig12 else None},
+                   "golden.experiments.ciao18_plots",
+                   ([r for r in rows if r["workload"].split("/")[-1] in TIME_SERIES],), "plot_time_series")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import format_table, write_json
+from cli.output import finish_compare, format_table
 from cli.progress import progress
 from golden.errors import InputError
 
@@ -62,17 +62,10 @@ def compare_drp16(args: argparse.Namespace) -> int:
         rows.append(["drp16", "", ""] + [_f(PAPER[p][0][k]) if p in PAPER else "-" for p in pols])
         print(format_table(["mix", "GPU", "LLC acc"] + [p.removeprefix("drp16-") for p in pols], rows,
                            title=f"{cfg['label']}: LLC read misses / Baseline (SRRIP)"))
-    for _, source in PAPER.values():
-        print(f"  paper: {source}")
-    if args.plot:
-        from golden.experiments.drp16_plots import plot_all
-
-        for path in plot_all(result, args.plot):
-            print(f"wrote {path}")
-    if args.json:
-        write_json(args.json, {"suite": "drp16", "scale": scale,
-                               "llc": {"size": llc.size, "assoc": llc.assoc}, "seconds": seconds,
-                               "cpu_seconds": cpu_seconds, "policies": pols,
-                               "stand_ins": "game titles and SPEC CPU2006 applications: synthetic",
-                               "paper": PAPER, **result})
+    finish_compare(args, [source for _, source in PAPER.values()],
+                   {"suite": "drp16", "scale": scale, "llc": {"size": llc.size, "assoc": llc.assoc},
+                    "seconds": seconds, "cpu_seconds": cpu_seconds, "policies": pols,
+                    "stand_ins": "game titles and SPEC CPU2006 applications: synthetic",
+                    "paper": PAPER, **result},
+                   "golden.experiments.drp16_plots", (result,))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import format_table, write_json
+from cli.output import finish_compare, format_table
 from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
@@ -102,16 +102,9 @@ def compare_kim20(args: argparse.Namespace) -> int:
         t4.append(["average"] + [_f(m) for m in means])
         print(format_table(["workload"] + [f"{field}={v:g}" for v in values], t4,
                            title="two-level IPC / no bypass"))
-    for _, source in PAPER.values():
-        print(f"  paper: {source}")
-    if args.plot:
-        from golden.experiments.kim20_plots import plot_all
-
-        for path in plot_all(rows, avg, args.plot):
-            print(f"wrote {path}")
-    if args.json:
-        write_json(args.json, {"suite": "kim20", "scale": scale, "timing": "cycle",
-                               "config": config_to_dict(gpu), "seconds": seconds, "cpu_seconds": cpu,
-                               "rows": rows, "average": avg, "failed": failed,
-                               "paper": {k: v[0] for k, v in PAPER.items()}})
+    finish_compare(args, [source for _, source in PAPER.values()],
+                   {"suite": "kim20", "scale": scale, "timing": "cycle", "config": config_to_dict(gpu),
+                    "seconds": seconds, "cpu_seconds": cpu, "rows": rows, "average": avg, "failed": failed,
+                    "paper": {k: v[0] for k, v in PAPER.items()}},
+                   "golden.experiments.kim20_plots", (rows, avg))
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ import numpy as np
 from golden.files import atomic_write, check_output_dir, check_output_file
 
 __all__ = ["format_table", "format_count", "format_rate", "format_size", "plural", "jsonable",
-           "write_json", "version", "check_outputs"]
+           "write_json", "finish_compare", "version", "check_outputs"]
 
 
 def version() -> str:
@@ -128,6 +129,37 @@ def write_json(path: str | os.PathLike, obj: Any) -> None:
             f.write(text)
 
     atomic_write(path, write)
+
+
+def finish_compare(args: argparse.Namespace, sources: Sequence[str], payload: dict,
+                   plot_module: str | None = None,
+                   plot_args: Sequence[Any] = (), plot_function: str = "plot_all") -> None:
+    """The common tail of ``gpucache compare``'s suites: paper sources, charts, JSON.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command line (``plot``: a directory or None; ``json``: a file or None).
+    sources : sequence of str
+        Where each of the paper's numbers comes from; one ``  paper: ...`` line each.
+    payload : dict
+        What ``--json`` writes.
+    plot_module : str, optional
+        Module of the suite's charts, imported only when ``--plot`` is given (matplotlib is slow
+        to load); None: the suite has no charts.
+    plot_args : sequence
+        Arguments of the chart function before the output directory.
+    plot_function : str
+        The chart function's name in ``plot_module``; it returns the paths it wrote.
+    """
+    for source in sources:
+        print(f"  paper: {source}")
+    if args.plot and plot_module is not None:
+        plot = getattr(importlib.import_module(plot_module), plot_function)
+        for path in plot(*plot_args, args.plot):
+            print(f"wrote {path}")
+    if args.json:
+        write_json(args.json, payload)
 
 
 #: Output arguments of each command: (command, argument name) -> "file" or "dir". A command

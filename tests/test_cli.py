@@ -459,6 +459,28 @@ def test_write_json_is_atomic(tmp_path):
     assert json.loads(path.read_text()) == {"a": 3, "b": [1, 2], "c": None, "d": [0, 1]}
 
 
+def test_finish_compare_prints_sources_plots_and_writes_json(tmp_path, capsys):
+    import argparse
+    import types
+
+    calls = []
+    mod = types.ModuleType("fake_plots")
+    mod.draw = lambda rows, d: calls.append((rows, d)) or [Path(d) / "a.png"]
+    sys.modules["fake_plots"] = mod
+    try:
+        args = argparse.Namespace(plot=str(tmp_path / "p"), json=str(tmp_path / "r.json"))
+        output.finish_compare(args, ["Fig. 1: x"], {"rows": [1]}, "fake_plots", ([1],), "draw")
+        assert calls == [([1], str(tmp_path / "p"))]
+        wrote = f"wrote {tmp_path / 'p' / 'a.png'}"
+        assert capsys.readouterr().out.splitlines() == ["  paper: Fig. 1: x", wrote]
+        assert json.loads((tmp_path / "r.json").read_text()) == {"rows": [1]}
+        # Neither --plot nor --json: the sources only, and the chart module is not imported.
+        output.finish_compare(argparse.Namespace(plot=None, json=None), ["s"], {}, "no_such_module")
+        assert capsys.readouterr().out == "  paper: s\n"
+    finally:
+        del sys.modules["fake_plots"]
+
+
 def test_progress_only_when_asked_or_on_a_tty():
     sink = io.StringIO()  # not a terminal
     assert progress(10, "x", file=sink).disable

@@ -218,4 +218,4 @@ def build(scale: float = 1.0, seed: int = 0) -> Workload:
 register_workload(SUITE, "cf", build, source=SOURCE, size="1 image 32x32x3",
                   description="Tango CifarNet forward pass: 3 conv (5x5), 3 pool, 2 FC; "
                               "one 32x32-thread CTA per layer",
-                  **paper_figures("cf"))
+                  version=2, **paper_figures("cf"))
