@@ -67,7 +67,8 @@ def compare_ciao18(args: argparse.Namespace) -> int:
             row = compare_workload(wl, gpu, SCHEDULERS, limits)
             if args.fig12:
                 row["fig12"] = fig12_workload(wl, gpu, row["runs"]["gto"]["ipc"],
-                                              row["runs"]["best-swl"]["warp_limit"])
+                                              row["runs"]["best-swl"]["warp_limit"],
+                                              {"ciao-c": row["runs"]["ciao-c"]})
             rows.append(row)
             bar.update(1)
     means = class_means(rows)

@@ -177,8 +177,12 @@ def fig12_machine(gpu: GPUConfig, point: str) -> GPUConfig:
     return gpu.replace(**changes)
 
 
-def fig12_workload(wl: Workload, gpu: GPUConfig, gto_ipc: float, tokens: int) -> dict:
+def fig12_workload(wl: Workload, gpu: GPUConfig, gto_ipc: float, tokens: int,
+                   done: dict | None = None) -> dict:
     """IPC of each Fig. 12 point on ``wl`` over ``gto_ipc`` (statPCAL with ``tokens``), and the 2X ratio.
+
+    ``done`` maps points already run (e.g. Fig. 8's ``ciao-c`` on the same machine) to their runs,
+    which are used instead of running them again.
 
     Returns ``{point: IPC / GTO or None (deadlock)}`` plus ``"ciao-c-2x / statpcal-2x"``.
     """
@@ -187,7 +191,8 @@ def fig12_workload(wl: Workload, gpu: GPUConfig, gto_ipc: float, tokens: int) ->
     for point, (scheduler, _) in FIG12.items():
         machine = fig12_machine(gpu, point)
         params = {"tokens": tokens} if scheduler == "statpcal" else None
-        r = _or_deadlock(lambda m=machine, s=scheduler, p=params: run_point(wl, m, s, params=p))
+        r = (done or {}).get(point) or _or_deadlock(
+            lambda m=machine, s=scheduler, p=params: run_point(wl, m, s, params=p))
         ipc[point] = None if r.get("deadlock") else r["ipc"]
         out[point] = ipc[point] / gto_ipc if ipc[point] and gto_ipc else None
     a, b = ipc["ciao-c-2x"], ipc["statpcal-2x"]

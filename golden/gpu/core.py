@@ -294,10 +294,15 @@ def _evict_at_miss(buf, p, h1, h2, h3, L, a, sid, base):
     """
     v, wb = _victimize(buf, p, h1, h2, h3, L, a, sid, base)
     if _at(buf, p[O_TAG])[base + v] >= 0:
-        _at(buf, p[O_TAG])[base + v] = -1
-        _at(buf, p[O_DIRTY])[base + v] = 0
-        invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, v)
+        _clear_way(buf, p, base, v)
     return wb
+
+
+def _clear_way(buf, p, base, way):
+    """Empty ``way`` of the set at ``base`` without any hook (its line left by other means)."""
+    _at(buf, p[O_TAG])[base + way] = -1
+    _at(buf, p[O_DIRTY])[base + way] = 0
+    invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
 
 
 def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
@@ -654,28 +659,21 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
     """
     i = sm * SMEM_BLOCKS + (line & (S.sm[M_CTL_SMEM_LINES, sm] - 1))
     if S.smem[X_X_TAG, i] == line:
-        S.c[C_SMEM_ACC] += 1
         S.c[C_SMEM_HITS] += 1
-        S.sc[S_ACCESSES] += 1
         _on_hit(h1, h2, h3, 0, a)
-        _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
-        _window_load(S, sm, t, np.int64(0), np.int64(0))
-        _event(S, t + K[K_L1_LAT], EV_HIT, g)
-        return True
-    if way < 0 or map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line) >= 0:
+    elif way < 0 or map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line) >= 0:
         return False
-    # The line is in the L1D (and not being filled): it moves to the shared-memory cache
-    # through the response queue (ciao18 Section IV-B), a single copy; no eviction hook.
-    _at(buf, p[O_TAG])[base + way] = -1
-    _at(buf, p[O_DIRTY])[base + way] = 0
-    invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
-    S.l1_sec[base + way] = 0
+    else:
+        # The line is in the L1D (and not being filled): it moves to the shared-memory cache
+        # through the response queue (ciao18 Section IV-B), a single copy; no eviction hook.
+        _clear_way(buf, p, base, way)
+        S.l1_sec[base + way] = 0
+        S.c[C_SMEM_MIGRATIONS] += 1
+        _smem_install(h1, h2, h3, K, S, sm, line, slot, a)
     S.c[C_SMEM_ACC] += 1
-    S.c[C_SMEM_MIGRATIONS] += 1
     S.sc[S_ACCESSES] += 1
     _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
     _window_load(S, sm, t, np.int64(0), np.int64(0))
-    _smem_install(h1, h2, h3, K, S, sm, line, slot, a)
     _event(S, t + K[K_L1_LAT], EV_HIT, g)
     return True
 
@@ -1227,7 +1225,7 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request, _request_access,
               _window_end, _window_load, _window_cycles, _set_ready,
-              _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
+              _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _smem_install, _smem_lookup, _queue_full, _enqueue, _inject, _retire_if_done, _retire,
               _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _issue,
