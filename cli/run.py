@@ -239,8 +239,8 @@ def format_timing(t: dict) -> str:
          " / ".join(format_rate(slots[k]) for k in ("issued", "memory", "barrier", "structural",
                                                      "throttled", "none"))),
         ("L1 hit rate (MSHR merges count as misses)", format_rate(l1["hit_rate"])),
-        ("L1 MSHR merges / sector misses", f"{format_count(l1['mshr_merges'])} / "
-                                           f"{format_count(l1['sector_misses'])}"),
+        ("L1 MSHR merges / sector misses / loads sent past it", f"{format_count(l1['mshr_merges'])} / "
+         f"{format_count(l1['sector_misses'])} / {format_count(l1['bypassed_before_lookup'])}"),
         ("L1 reservation failures: MSHR / merge / miss queue",
          " / ".join(format_count(fails[k]) for k in ("mshr", "merge", "miss_queue"))),
         ("L2 hit rate / MSHR merges / reservation failures",

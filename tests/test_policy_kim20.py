@@ -82,9 +82,12 @@ def test_modes_per_kernel(recorded):
 def test_policies_bypass_as_decided(runs):
     two = runs["kim20-two-level"]["policy_stats"]
     assert two["timed"] == 1 and two["decisions_b"] == 4 and two["decisions_c"] == 2
-    assert 0 < two["load_misses_bypassed"] < two["load_misses_bypassed"] + two["load_misses_cached"]
+    assert two["loads_bypassed"] > 0 and two["load_misses_cached"] > 0
+    # B-mode loads never look the L1 up: they are the timing model's loads sent past it.
+    assert two["loads_bypassed"] == runs["kim20-two-level"]["timing"]["l1"]["bypassed_before_lookup"]
     off = runs["kim20-l1-off"]
     assert off["policy_stats"]["load_misses_cached"] == 0 and off["policy_stats"]["decisions_b"] == 0
+    assert off["policy_stats"]["loads_bypassed"] == off["timing"]["l1"]["bypassed_before_lookup"] > 0
     # Miss-rate only at 0.9: the half-missing kernel stays cached.
     assert runs["kim20-miss-rate:0.9"]["policy_stats"]["decisions_b"] == 2
     assert off["timing"]["l1"]["hits"] == 0 < runs["kim20-two-level"]["timing"]["l1"]["hits"]

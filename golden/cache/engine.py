@@ -359,6 +359,7 @@ _on_response = _dispatcher("on_response")
 _victim = _dispatcher("victim")
 _on_evict = _dispatcher("on_evict")
 _on_fill = _dispatcher("on_fill")
+_on_lookup = _dispatcher("on_lookup")
 
 
 def _find(buf, p, c, line):
@@ -472,10 +473,22 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
     cached or the hooked compiled copy, see the module docstring).
     """
     c, line, op = a.c, a.line, a.op
-    s, sid, base, way = _find(buf, p, c, line)
-    a = at_level(a, c, op, line, s, way)
     demand = L == 0
     has_next = p[P_HAS_NEXT] != 0
+    if demand and op == LOAD:
+        # The policy may send the load past this level before any lookup (kim20's B mode).
+        pre = _on_lookup(h1, h2, h3, L, a)
+        if pre != 0:
+            _at(buf, p[O_CTR] + c * _NC)[C_BYPASSES] += 1
+            below_served = np.int64(MEMORY)
+            if has_next:
+                q = _params(buf, (L + 1) * NP)
+                below = at_level(a, np.int64(0), np.int64(LOAD), line >> (q[P_LSHIFT] - p[P_LSHIFT]),
+                                 np.int64(-1), np.int64(-1))
+                below_served, _ = _access(buf, q, h1, h2, h3, L + 1, below, pre)
+            return below_served | BYPASSED, np.int64(0)
+    s, sid, base, way = _find(buf, p, c, line)
+    a = at_level(a, c, op, line, s, way)
     served = np.int64(L + 1)
     is_load = op == LOAD
     policy = p[P_WRITE]

@@ -41,6 +41,9 @@ Hooks (:data:`HOOK_SPECS`, in :class:`LevelHooks` order after ``state``)::
     victim(ps, a, default_way) -> way      the way to fill (default: the replacement policy's)
     on_evict(ps, a, way, line, dirty)      a valid line leaves ``way`` (replaced or write-evicted)
     on_fill(ps, a)                         a.line was installed in way a.way
+    on_lookup(ps, a) -> flags              before a demand load's first-level lookup: nonzero skips
+                                           that level (no lookup, no line, no MSHR); the load goes
+                                           below with these flags
 
 ``ps`` is the policy's state for the level: a named tuple of numpy arrays
 and scalars (see ``golden.policies.base``). Hooks are ``numba.njit``
@@ -96,6 +99,10 @@ HOOK_SPECS = (
     HookSpec("victim", ("default_way",), "default_way", "returns the way to fill"),
     HookSpec("on_evict", ("way", "line", "dirty"), None, "a valid line is about to leave ``way``"),
     HookSpec("on_fill", (), None, "``a.line`` has been installed in way ``a.way``"),
+    # Last, so that adding it moved no other hook's position in LevelHooks.
+    HookSpec("on_lookup", (), "0",
+             "before a demand load's first-level lookup; nonzero: the load skips the level and goes "
+             "below with these flags"),
 )
 
 #: The hooks of one cache level: the policy's ``state`` then one function per :data:`HOOK_SPECS` entry.

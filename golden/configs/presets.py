@@ -103,6 +103,9 @@ _KIM20 = GPUConfig(
     l1=CacheConfig(
         size=24 * KB, assoc=48, line_size=128, sector_size=32, allocate="on-fill",
         mshrs=256, mshr_merges=8, miss_queue=16, hit_latency=82,
+        # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: misses wait it too
+        # (docs/configs.md).
+        miss_latency=82,
         replacement="lru", write="write-through", index="mod",
     ),
     l2=CacheConfig(

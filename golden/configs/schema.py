@@ -49,7 +49,8 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 CACHE_LIMITS = {
     "size": (1, 1 << 32), "assoc": (1, 1 << 16), "line_size": (4, 1 << 16), "sector_size": (0, 1 << 16),
     "smod_shift": (0, 32), "xor_slices": (0, 1 << 24), "tag_latency": (0, 1 << 20),
-    "data_latency": (0, 1 << 20), "hit_latency": (0, 1 << 20), "banks": (1, 1024), "ports": (1, 1024),
+    "data_latency": (0, 1 << 20), "hit_latency": (0, 1 << 20), "miss_latency": (0, 1 << 20),
+    "banks": (1, 1024), "ports": (1, 1024),
     "mshrs": (0, 1 << 20), "mshr_merges": (0, 1 << 20), "miss_queue": (0, 1 << 20),
     "seed": (0, (1 << 63) - 1),
 }
@@ -131,6 +132,12 @@ class CacheConfig:
         Cycles for a tag lookup and a data-array access.
     hit_latency : int
         Cycles from request to data on a hit (0: tag + data latency).
+    miss_latency : int
+        Timing model, first level: cycles from a request's lookup to its leaving for the next
+        level (a miss, a store, an atomic). GPGPU-Sim 4.0 passes every L1D access through an
+        ``l1_latency``-stage queue before the tag lookup, so there a miss also waits the hit
+        latency (kim20's preset); a load a policy sends past the L1 before the lookup
+        (``on_lookup``) does not wait. 0 (default): a miss leaves at once.
     banks, ports : int
         Banks, and ports per bank.
     mshrs : int
@@ -156,6 +163,7 @@ class CacheConfig:
     tag_latency: int = 1
     data_latency: int = 1
     hit_latency: int = 0
+    miss_latency: int = 0
     banks: int = 1
     ports: int = 1
     mshrs: int = 0

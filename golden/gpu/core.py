@@ -9,7 +9,8 @@ checks). Per cycle, in this order:
    responses arriving at an SM), first in first out within a cycle;
 2. each L2 sub-partition serves the head of its request queue (one per cycle);
 3. each SM: its miss queue injects one request into the interconnect when
-   its port is free; its LD/ST unit sends up to ``l1.ports`` line requests
+   its port is free (and, after a lookup, ``l1.miss_latency`` cycles more
+   have passed); its LD/ST unit sends up to ``l1.ports`` line requests
    of the instruction it holds through the L1 (a request that cannot get an
    MSHR, a merge or a miss-queue slot is a reservation failure and is retried
    next cycle); then each scheduler issues at most one instruction;
@@ -53,6 +54,7 @@ from golden.cache.engine import (  # noqa: I001
     _miss,
     _on_evict,
     _on_hit,
+    _on_lookup,
     _on_miss,
     _on_request,
     _params,
@@ -78,13 +80,14 @@ __all__ = ["step_function"]
  K_ICNT_LAT, K_FLIT, K_LINE_BYTES, K_SECTOR_BYTES, K_L2_LINE_BYTES, K_HAS_L3, K_L3_LAT,
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
- K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS) = range(len(layout.CONFIG))
+ K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
  C_L2_FAIL, C_DRAM_READS, C_DRAM_WRITES, C_DRAM_ROW_HITS, C_LOAD_LAT, C_LOADS_DONE, C_WARP_CYCLES,
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
- C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS) = range(len(layout.COUNTERS))
+ C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
+ C_L1_BYPASSED) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -98,10 +101,10 @@ __all__ = ["step_function"]
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
- M_CTL_SMEM_LINES,) = range(29)
+ M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE,) = range(31)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,) = range(9)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
- R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE,) = range(16)
+ R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY,) = range(17)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE,) = range(3)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META,) = range(6)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE,) = range(7)
@@ -109,7 +112,7 @@ __all__ = ["step_function"]
 (H_D_BUS,) = range(1)
 (X_X_TAG, X_X_OWNER,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [19, 4, 29, 9, 16, 3, 6, 7, 3, 1, 2]
+assert [len(v) for v in layout.TABLES.values()] == [19, 4, 31, 9, 17, 3, 6, 7, 3, 1, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -130,8 +133,9 @@ MEMORY = engine.MEMORY
 N_SERIES = 5
 # Access-log columns: cycle, sm, line, op, outcome (1 hit, 2 miss, 3 merge, 4 sector miss); and the
 # SM events of the occupancy monitor: outcome 5 (``line`` = the SM's warps able to issue from this
-# cycle on), outcome 6 (the SM's first CTA of the kernel: its sampling window starts).
-LOG_READY, LOG_FIRST_CTA = 5, 6
+# cycle on), outcome 6 (the SM's first CTA of the kernel: its sampling window starts); outcome 7
+# a load sent past the L1 before its lookup (``on_lookup``).
+LOG_READY, LOG_FIRST_CTA, LOG_BYPASS = 5, 6, 7
 N_LOG = 5
 
 
@@ -160,8 +164,12 @@ def _event(S, time, kind, payload):
         S.sc[S_BLOCKED_KIND] = 6
 
 
-def _new_request(S, kind, sm, line, sec, entry, flags, slot, a, part):
-    """A request from the pool (the caller checked one is free); returns its index."""
+def _new_request(S, kind, sm, line, sec, entry, flags, slot, a, part, ready):
+    """A request from the pool (the caller checked one is free); returns its index.
+
+    ``ready`` is the first cycle it may leave the SM's miss queue: the cycle after its lookup, plus
+    ``l1.miss_latency`` for a request that looked the L1 up.
+    """
     n = S.rq_meta[0] - 1
     r = S.r[R_RQ_FREE, n]
     S.rq_meta[0] = n
@@ -180,6 +188,7 @@ def _new_request(S, kind, sm, line, sec, entry, flags, slot, a, part):
     S.r[R_R_RESP, r] = 0
     S.r[R_R_NEXT, r] = -1
     S.r[R_R_PART, r] = part
+    S.r[R_R_READY, r] = ready
     S.sc[S_INFLIGHT] += 1
     return r
 
@@ -472,7 +481,8 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
     sm = S.r[R_R_SM, r]
     S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
-    if S.r[R_R_KIND, r] == RQ_ATOMIC:
+    if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
+        # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
         _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
         _free_request(S, r)
         return
@@ -513,15 +523,14 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
     line = P.req_line[i]
     sec = P.req_sec[i]
     g = sm * K[K_SLOTS] + slot
-    a = Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], op, sec, line,
-               np.int64(-1),
-               np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
+    a0 = Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], op, sec, line,
+                np.int64(-1), np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
     s, sid, base, way = _find(buf, p, sm, line)
-    a = at_level(a, sm, op, line, s, way)
+    a = at_level(a0, sm, op, line, s, way)
     is_load = op == LOAD
     if K[K_FIXED_LAT] >= 0:
         # Ideal memory: the whole hierarchy answers at once, every load after a fixed latency.
-        _access(buf, p, h1, h2, h3, 0, a, np.int64(0))
+        _access(buf, p, h1, h2, h3, 0, a0, np.int64(0))
         S.c[C_L1_ACC] += 1
         S.sc[S_ACCESSES] += 1
         _log(K, S, sm, line, op, np.int64(1 if way >= 0 else 2))
@@ -530,6 +539,24 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         if op != STORE:
             _event(S, t + K[K_FIXED_LAT], EV_HIT, g)
         return True
+    if is_load:
+        # The policy may send the load past the L1 before its lookup (on_lookup: kim20's B mode).
+        # A retry after a reservation failure reuses the answer, so the hook runs once a request.
+        if S.sm[M_LD_ASKED, sm] != i:
+            S.sm[M_LD_ASKED, sm] = i
+            S.sm[M_LD_PRE, sm] = _on_lookup(h1, h2, h3, 0, a0)
+        pre = S.sm[M_LD_PRE, sm]
+        if pre != 0:
+            if _queue_full(K, S, sm):
+                return False
+            S.c[C_L1_BYPASSED] += 1
+            S.sc[S_ACCESSES] += 1
+            _log(K, S, sm, line, op, np.int64(LOG_BYPASS))
+            # No MSHR (entry -1): its response goes to the warp alone, with no fill (_l1_fill).
+            r = _new_request(S, RQ_READ, sm, line, sec, np.int64(-1), pre, slot, a0,
+                             _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t)
+            _enqueue(K, S, sm, r)
+            return True
     redirect = is_load and S.w[W_CTL_REDIRECT, g] != 0 and S.sm[M_CTL_SMEM_LINES, sm] > 0
     if redirect:
         # ciao18's CIAO-P: the warp's loads go to the shared-memory cache (docs/timing.md).
@@ -608,7 +635,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         S.e[E_E_HEAD, e] = w
         S.e[E_E_TAIL, e] = w
         r = _new_request(S, RQ_READ, sm, line, sec, e, flags, slot, a,
-                         _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]))
+                         _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1 + K[K_L1_MISS_LAT])
         _enqueue(K, S, sm, r)
         return True
     # Stores and atomics: written through to the L2 (atomics are performed there).
@@ -627,7 +654,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         _miss(buf, p, h1, h2, h3, 0, a, False)
         _log(K, S, sm, line, op, np.int64(2))
     r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
-                     slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]))
+                     slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1 + K[K_L1_MISS_LAT])
     _enqueue(K, S, sm, r)
     return True
 
@@ -693,9 +720,15 @@ def _enqueue(K, S, sm, r):
     S.sm[M_MQ_N, sm] += 1
 
 
+def _inject_time(K, S, sm):
+    """First cycle the head of ``sm``'s (non-empty) miss queue can enter the interconnect."""
+    r = S.mq[sm * K[K_L1_MQ] + S.sm[M_MQ_HEAD, sm]]
+    return max(S.sm[M_INJ_FREE, sm], S.r[R_R_READY, r])
+
+
 def _inject(K, S, t, sm):
     """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free."""
-    if S.sm[M_MQ_N, sm] == 0 or S.sm[M_INJ_FREE, sm] > t:
+    if S.sm[M_MQ_N, sm] == 0 or _inject_time(K, S, sm) > t:
         return False
     q = K[K_L1_MQ]
     r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
@@ -1083,6 +1116,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                         break
                     S.sm[M_LD_NEXT, sm] = i + 1
                     S.sm[M_LD_FAIL, sm] = 0
+                    S.sm[M_LD_ASKED, sm] = -1
                     S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
                     busy = True
                 if S.sm[M_LD_NEXT, sm] >= end:
@@ -1135,8 +1169,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         # Nothing happened: nothing will until the next event or a free injection port.
         nxt = heap_top_time(S.ev_key, S.ev_meta)
         for sm in range(n_sm):
-            if S.sm[M_MQ_N, sm] > 0 and S.sm[M_INJ_FREE, sm] < nxt:
-                nxt = max(S.sm[M_INJ_FREE, sm], t + 1)
+            if S.sm[M_MQ_N, sm] > 0 and _inject_time(K, S, sm) < nxt:
+                nxt = max(_inject_time(K, S, sm), t + 1)
         if nxt >= NEVER and _unblock(K, S):
             nxt = t + 1  # only policy-blocked warps could go on: they are released
         if nxt >= NEVER:
@@ -1227,7 +1261,7 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _window_end, _window_load, _window_cycles, _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
-              _smem_install, _smem_lookup, _queue_full, _enqueue, _inject, _retire_if_done, _retire,
+              _smem_install, _smem_lookup, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done, _retire,
               _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _issue,
               _handle, _series, _unblock, _blame, _loop)
 

@@ -30,14 +30,14 @@ TABLES = {
         'mq_head', 'mq_n', 'inj_free', 'sm_rsp_free', 'l1_meta', 'ctl_limit', 'ctl_resident',
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
-        'ctl_smem_lines'
+        'ctl_smem_lines', 'ld_asked', 'ld_pre'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem'
     ),
     'r': (
         'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
-        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free'
+        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free', 'r_ready'
     ),
     'wt': (
         'wt_slot', 'wt_next', 'wt_free'
@@ -71,7 +71,7 @@ CONFIG = (
     "icnt_latency", "flit_bytes", "line_bytes", "sector_bytes", "l2_line_bytes", "has_l3", "l3_latency",
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
-    "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas",
+    "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -83,6 +83,7 @@ COUNTERS = (
     "dram_row_hits", "load_latency_sum", "loads_completed", "warp_cycles", "slot_cycles", "ctas_launched",
     "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
     "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
+    "l1_bypassed",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

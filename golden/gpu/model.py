@@ -19,7 +19,7 @@ import numpy as np
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.gpu import layout
-from golden.gpu.core import DEADLOCK, FINISHED, LOG_READY, step_function
+from golden.gpu.core import DEADLOCK, FINISHED, LOG_FIRST_CTA, LOG_READY, step_function
 from golden.gpu.program import Program, kernel_program
 from golden.gpu.state import ProgramArrays, config_vector, new_state, row, series_columns, start_kernel
 from golden.trace.model import KernelTrace
@@ -216,7 +216,7 @@ class TimingModel:
     def access_log(self) -> np.ndarray:
         """The per-access log so far: rows of (cycle, sm, line, op, outcome) (``log_capacity`` > 0)."""
         log = self.event_log()
-        return log[log[:, 4] < LOG_READY]
+        return log[(log[:, 4] != LOG_READY) & (log[:, 4] != LOG_FIRST_CTA)]
 
     def event_log(self) -> np.ndarray:
         """The accesses and the SMs' monitor events (outcomes 5 and 6, ``golden.gpu.core``) so far.

@@ -52,6 +52,7 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "l1": {"accesses": c["l1_accesses"], "hits": c["l1_hits"],
                "hit_rate": round(_ratio(c["l1_hits"], c["l1_accesses"]), 4),
                "sector_misses": c["l1_sector_misses"], "mshr_merges": c["l1_mshr_merges"],
+               "bypassed_before_lookup": c["l1_bypassed"],
                "reservation_fails": {"mshr": c["l1_reservation_fails_mshr"],
                                      "merge": c["l1_reservation_fails_merge"],
                                      "miss_queue": c["l1_reservation_fails_queue"]}},

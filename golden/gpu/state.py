@@ -101,7 +101,8 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "two_level_active": gpu.two_level_active, "max_ctas": gpu.max_ctas_per_sm,
         "max_threads": gpu.max_threads_per_sm, "max_regs": gpu.max_regs_per_sm,
         "max_smem": gpu.shared_mem_bytes, "dep": layout.DEPENDENCES[dependences],
-        "l1_latency": l1.latency, "l1_ports": l1.ports, "l1_mshrs": l1_mshrs, "l1_merges": l1.mshr_merges,
+        "l1_latency": l1.latency, "l1_miss_latency": l1.miss_latency, "l1_ports": l1.ports,
+        "l1_mshrs": l1_mshrs, "l1_merges": l1.mshr_merges,
         "l1_miss_queue": l1.miss_queue or l1_mshrs + slots * 32, "l1_alloc_on_fill": l1.allocate == "on-fill",
         "l1_write": ("write-through", "write-evict", "write-back").index(l1.write),
         "l2_latency": l2.latency, "l2_mshrs": l2.mshrs or 1024, "l2_merges": l2.mshr_merges,
@@ -164,6 +165,7 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
     state.wt[row("wt", "wt_free")] = np.arange(n_wait, dtype=np.int64)
     state.bank[row("bank", "d_open")] = -1
     state.sm[row("sm", "ld_slot")] = -1
+    state.sm[row("sm", "ld_asked")] = -1
     state.sm[row("sm", "ctl_first_cta")] = -1
     state.smem[row("smem", "x_tag")] = -1
     return state

@@ -3,8 +3,10 @@
 ``kim20-two-level`` samples each SM's L1 for ``window`` cycles (kim20: 5,000) from the SM's first
 CTA of every kernel, with the cache in use; at the window's end the BDU's rule
 (:func:`golden.units.bdu.decide`, the same function the unit model steps) sets the SM's mode for
-the rest of the kernel: B mode bypasses loads (their misses do not allocate), C mode caches.
-Stores are write-through without allocation whatever the mode (the L1's configuration).
+the rest of the kernel: B mode sends loads past the L1 before its lookup (``on_lookup``: no tag
+lookup, no hit, no MSHR, no line; kim20: "the cache resources as well as the additional access
+cycles are not consumed"), C mode caches. Stores are write-through without allocation whatever the
+mode (the L1's configuration).
 
 The monitors' counts come from the timing model (``SchedulerControl``: the window's load lookups,
 misses, MSHR merges and the sum of warps able to issue, ``docs/timing.md``), read through the
@@ -12,16 +14,15 @@ counters' saturation (:func:`golden.units.mrmu.saturated`); the policy therefore
 ``timing="cycle"``. Under the interleaver (``timing="none"``) no window ever closes and the L1 is
 always used (``stats()["timed"]`` is 0).
 
-The policy applies a window's decision at the SM's first load lookup (hit or miss) after the
-window; the unit decides at the window's last cycle from the same counts, and co-simulation checks
-the two agree. The mode of a load is the mode when its lookup misses (``on_miss``); the flag travels with the
-fill request, so a load issued while sampling allocates even when its data returns in B mode,
-and a load merged into a bypassing MSHR entry shares its bypass. Lines cached before B mode stay
-and keep serving hits.
+The policy applies a window's decision at the SM's first load after the window (its ``on_lookup``);
+the unit decides at the window's last cycle from the same counts, and co-simulation checks the two
+agree. The mode of a load is the mode when it reaches the L1: a load sent while sampling looks the
+L1 up and allocates even when its data returns in B mode. Lines cached before B mode stay in the
+L1 (stores still look it up and update them) but B-mode loads no longer see them.
 
 ``kim20-miss-rate`` (parameter ``k``, or the name ``kim20-miss-rate:K``) is the same unit with
 ``threshold_L = threshold_H = k`` and ``threshold_W = 0`` (B mode when the sampled miss rate
-exceeds *k*, Fig. 3); ``kim20-l1-off`` bypasses every load from the start (no sampling).
+exceeds *k*, Fig. 3); ``kim20-l1-off`` sends every load past the L1 from the start (no sampling).
 ``docs/policies/kim20.md`` gives every choice the paper leaves open.
 """
 
@@ -53,7 +54,7 @@ DECISION_DTYPE = np.dtype([("kernel", "<i8"), ("cycle", "<i8"), ("first_cta", "<
 
 # params[]: the BDU's integers and the policy's switches.
 P_WINDOW, P_QL, P_QH, P_OCC_LIMIT, P_MIN_ACC, P_MERGED, P_OCC_MAX, P_ALWAYS, P_LOG_SM = range(9)
-# stats[]: load misses bypassed, load misses cached, decisions to B, to C.
+# stats[]: loads sent past the L1, load misses cached, decisions to B, to C.
 S_BYPASSED, S_CACHED, S_DEC_B, S_DEC_C = range(4)
 
 Kim20State = namedtuple("Kim20State", ["ready", "first_cta", "window", "win_ready", "win_loads", "win_misses",
@@ -95,28 +96,21 @@ def sm_mode(ps, sm, kernel, cycle):
 
 
 @nb.njit(cache=True, nogil=True)
-def kim20_on_miss(ps, a):
-    """A load miss in B mode goes to the L2 with the bypass flag; every other miss caches."""
-    if a.op != LOAD:
-        return 0
+def kim20_on_lookup(ps, a):
+    """Before a load's L1 lookup: in B mode the load goes past the L1 (flag 1); the mode is decided
+    here when due."""
     if sm_mode(ps, a.c, a.kernel, a.cycle) == 1:
         ps.stats[S_BYPASSED] += 1
         return 1
-    ps.stats[S_CACHED] += 1
     return 0
 
 
 @nb.njit(cache=True, nogil=True)
-def kim20_on_hit(ps, a):
-    """A load hit: the SM's mode is decided when due (for the statistics and the decision log)."""
+def kim20_on_miss(ps, a):
+    """A load that looked the L1 up (sampling or C mode) and missed: it caches (counted)."""
     if a.op == LOAD:
-        sm_mode(ps, a.c, a.kernel, a.cycle)
-
-
-@nb.njit(cache=True, nogil=True)
-def kim20_on_response(ps, a, flags, resp):
-    """The line bypasses the L1 when its miss carried the flag."""
-    return flags & 1
+        ps.stats[S_CACHED] += 1
+    return 0
 
 
 class Kim20TwoLevel(Policy):
@@ -185,8 +179,7 @@ class Kim20TwoLevel(Policy):
         self._state = Kim20State(**mon, kern=np.full(n, -1, np.int64), mode=np.full(n, -1, np.int64),
                                  params=params, stats=np.zeros(4, np.int64) if old is None else old.stats,
                                  tx=self._rec.log, tx_count=self._rec.count)
-        return make_hooks(self._state, on_hit=kim20_on_hit, on_miss=kim20_on_miss,
-                          on_response=kim20_on_response)
+        return make_hooks(self._state, on_lookup=kim20_on_lookup, on_miss=kim20_on_miss)
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
         if level != "l1":
@@ -205,10 +198,8 @@ class Kim20TwoLevel(Policy):
 
     def stats(self) -> dict[str, int | float]:
         s = self._state.stats if self._state is not None else np.zeros(4, np.int64)
-        misses = int(s[S_BYPASSED] + s[S_CACHED])
         decisions = int(s[S_DEC_B] + s[S_DEC_C])
-        return {"load_misses_bypassed": int(s[S_BYPASSED]), "load_misses_cached": int(s[S_CACHED]),
-                "bypass_share": s[S_BYPASSED] / misses if misses else 0.0,
+        return {"loads_bypassed": int(s[S_BYPASSED]), "load_misses_cached": int(s[S_CACHED]),
                 "decisions_b": int(s[S_DEC_B]), "decisions_c": int(s[S_DEC_C]),
                 "b_share": s[S_DEC_B] / decisions if decisions else 0.0, "timed": int(self.timed)}
 
@@ -255,7 +246,7 @@ class Kim20MissRate(Kim20TwoLevel):
 
 @register_policy
 class Kim20L1Off(Kim20TwoLevel):
-    """The L1 always off for loads (kim20 Figs. 3 and 4): every load miss bypasses from the start."""
+    """The L1 always off for loads (kim20 Figs. 3 and 4): every load goes past it from the start."""
 
     name = "kim20-l1-off"
 

@@ -1,0 +1,87 @@
+"""Loads sent past the L1 before its lookup (``on_lookup``) and the L1's miss latency.
+
+kim20's B mode skips the L1 (no lookup, MSHR or line, and no L1 latency), and on kim20's
+machine (GPGPU-Sim 4.0) an L1 miss waits the L1's latency queue before it leaves for the L2.
+The closed-form latencies are those of ``tests/test_timing.py``'s test GPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from golden.cache.engine import BYPASSED
+from golden.cache.hierarchy import Hierarchy
+from golden.gpu.core import LOG_BYPASS
+from golden.gpu.model import TimingModel
+from golden.policies import get_policy
+from golden.trace.builder import KernelBuilder
+from golden.trace.coalesce import ACCESS_DTYPE
+from tests.test_timing import DRAM_LATENCY, L1_HIT_LATENCY, L2_HIT_LATENCY, LINE, chase, gpu
+
+MISS_LAT = 30
+
+
+def _run(kernels, g, policy=None):
+    h = Hierarchy(g, policy)
+    tm = TimingModel(g, h, log_capacity=10_000)
+    results = [tm.run_kernel(k.build(), i) for i, k in enumerate(kernels)]
+    return tm, results
+
+
+def test_a_miss_waits_the_miss_latency_and_a_hit_does_not():
+    tm, (r,) = _run([chase(8, [0, 1, 2, 3, 0, 1, 2, 3])], gpu(l1={"miss_latency": MISS_LAT}))
+    gaps = np.diff(tm.access_log()[:, 0]).tolist()
+    assert gaps[:4] == [DRAM_LATENCY + MISS_LAT] * 4
+    assert gaps[4:] == [L1_HIT_LATENCY] * 3
+    # A store waits it too (it looked the L1 up), but makes no warp wait.
+    kb = chase(1)
+    kb.store(0x900, np.full(32, 9 * LINE, np.int64))
+    tm2, (r2,) = _run([kb], gpu(l1={"miss_latency": MISS_LAT}))
+    assert r2.counters["dram_writes"] == 0 and r2.counters["l2_accesses"] == 2
+
+
+@pytest.fixture(scope="module")
+def l1_off():
+    """The chase over 4 lines twice with every load sent past the L1 (kim20-l1-off)."""
+    g = gpu(l1={"miss_latency": MISS_LAT})
+    pol = get_policy("kim20-l1-off")
+    tm, (r,) = _run([chase(8, [0, 1, 2, 3, 0, 1, 2, 3])], g, pol)
+    return tm, r, pol
+
+
+def test_a_load_sent_past_the_l1_skips_lookup_and_miss_latency(l1_off):
+    tm, r, pol = l1_off
+    log = tm.access_log()
+    assert (log[:, 4] == LOG_BYPASS).all() and len(log) == 8
+    # DRAM, then L2 hits for the repeated lines: no L1 hit, no miss latency.
+    assert np.diff(log[:, 0]).tolist() == [DRAM_LATENCY] * 4 + [L2_HIT_LATENCY] * 3
+    c = r.counters
+    assert c["l1_accesses"] == 0 and c["l1_hits"] == 0 and c["l1_bypassed"] == 8
+    assert c["l2_accesses"] == 8 and c["dram_reads"] == 4
+    assert pol.stats()["loads_bypassed"] == 8
+
+
+def test_the_hook_is_asked_once_per_request_despite_retries():
+    # One load of 4 lines, two requests a cycle into a 1-entry miss queue: the second of each
+    # pair fails and is retried, and each request is still counted once by the policy.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 8) * LINE * 7)
+    pol = get_policy("kim20-l1-off")
+    tm, (r,) = _run([kb], gpu(l1={"miss_queue": 1, "ports": 2}), pol)
+    assert r.counters["l1_reservation_fails_queue"] > 0
+    assert r.counters["l1_bypassed"] == 4 and pol.stats()["loads_bypassed"] == 4
+
+
+def test_the_functional_engine_sends_the_load_past_the_l1_too():
+    g = gpu()
+    h = Hierarchy(g, get_policy("kim20-l1-off"))
+    acc = np.zeros(3, ACCESS_DTYPE)
+    acc["op"] = [1, 1, 2]  # two loads of line 5, then a store to it
+    acc["line"] = 5
+    acc["sectors"] = 0xF
+    out = h.run(acc, outcomes=True)
+    assert (out[:2] & BYPASSED).all() and not out[2] & BYPASSED
+    l1 = h.stats()["l1"]
+    assert l1["bypasses"] == 2 and l1["read_hits"] == 0 and l1["read_misses"] == 0
+    assert h.stats()["l2"]["read_hits"] == 1  # the second load hits the L2
