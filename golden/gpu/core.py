@@ -654,7 +654,8 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         _miss(buf, p, h1, h2, h3, 0, a, False)
         _log(K, S, sm, line, op, np.int64(2))
     r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
-                     slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1 + K[K_L1_MISS_LAT])
+                     slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
+                     t + 1 + K[K_L1_MISS_LAT])
     _enqueue(K, S, sm, r)
     return True
 
@@ -1261,9 +1262,9 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _window_end, _window_load, _window_cycles, _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
-              _smem_install, _smem_lookup, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done, _retire,
-              _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _issue,
-              _handle, _series, _unblock, _blame, _loop)
+              _smem_install, _smem_lookup, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
+              _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level,
+              _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):
