@@ -25,16 +25,24 @@ functional model (``--timing none``) with per-access outcomes; from them:
 ``sweep``
     The functional (and, with ``--sweep-timed``, the timed) miss rate at
     each of ``--scales``.
+``candidate``
+    STC only: timed load outcomes on the candidate ``x``'s column of ``coord``
+    (the broadcast ``coord[i*num + x]`` loads) and on the other lines.
 ``launches``
     STC only: functional miss rate with the first ``--launches`` ``pgain``
     launches (the workload holds 4).
 
-The timed run is saved under ``--save`` (``/tmp/fig1`` by default) and
-reused by later calls with the same workload and scale.
+One factor can be varied at a time: ``--scheduler`` (both models),
+``--l1 FIELD=N`` (an L1 field of the preset, e.g. ``ports=32``, ``mshrs=16``)
+and ``--fixed-latency N`` (the timed run on ideal memory). The timed run is
+saved under ``--save`` (``/tmp/fig1`` by default) and reused by later calls
+with the same workload, scale and variation. ``docs/workloads/kim20.md``
+("What the runs show") quotes the output.
 
 Usage::
 
     python benchmarks/kim20_fig1_causes.py --workload pf --scale 1 [--experiment split ...]
+        [--scheduler lrr] [--l1 ports=32] [--fixed-latency 100]
 """
 
 from __future__ import annotations
@@ -55,7 +63,7 @@ from golden.rd.stack import stack_distances
 from golden.trace.model import Op, Workload
 from golden.workloads import registry
 
-EXPERIMENTS = ("split", "kernels", "arrays", "pcs", "occupancy", "sweep", "launches")
+EXPERIMENTS = ("split", "kernels", "arrays", "pcs", "occupancy", "sweep", "launches", "candidate")
 #: Fig. 1 of kim20 (Sec. 2 and 5), in %.
 PAPER_MISS = {"cf": 4.6, "pf": 99, "ms": 95, "stc": 73, "lud": 72, "shfl": 68}
 PAPER_OCC = {"spmv": 89, "bt": 84, "stc": 93, "lud": 18}
@@ -74,10 +82,23 @@ def _pct(a: float, b: float) -> str:
 
 # ----------------------------------------------------------------------------------------- runs
 
-def machine(scheduler: str | None = None) -> GPUConfig:
-    """kim20's preset, with another warp scheduler if given (one factor varied)."""
+def machine(scheduler: str | None = None, l1: dict | None = None) -> GPUConfig:
+    """kim20's preset, with another warp scheduler or L1 fields if given (one factor varied)."""
     gpu = preset("kim20")
-    return gpu if scheduler is None else gpu.replace(scheduler=scheduler)
+    if scheduler is not None:
+        gpu = gpu.replace(scheduler=scheduler)
+    return gpu.replace(l1=gpu.l1.replace(**l1)) if l1 else gpu
+
+
+def l1_field(text: str) -> tuple[str, int]:
+    """``FIELD=N`` of ``--l1`` (an integer field of the L1's ``CacheConfig``)."""
+    name, _, value = text.partition("=")
+    if name not in ("ports", "mshrs", "mshr_merges", "miss_queue", "hit_latency", "assoc", "size"):
+        raise argparse.ArgumentTypeError(f"--l1: an integer L1 field (ports, mshrs, ...), not {name!r}")
+    try:
+        return name, int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--l1 {name}: an integer, not {value!r}") from None
 
 
 def timed_run(wl: Workload, save: Path | None, gpu: GPUConfig, fixed_latency: int = -1) -> dict:
@@ -488,6 +509,25 @@ def launches(scale: float, counts: list[int], gpu: GPUConfig) -> None:
               flush=True)
 
 
+def candidate(wl: Workload, run: dict) -> None:
+    """STC: timed load outcomes on the lines of the candidate's column and on the rest."""
+    ranges = dict((n, (lo, hi)) for n, lo, hi in array_ranges(wl))
+    base = (ranges["coord_d"][0]) * 128
+    num, dim = wl.params["num"], wl.params["dim"]
+    log = run["log"]
+    acc = log[(log["outcome"] <= SECTOR) & (log["op"] == Op.LOAD)]
+    print(f"\n[candidate] {wl.name}: timed loads on the candidate's column (coord[i*num + x]) and the rest")
+    for k, x in enumerate(wl.params["x"]):
+        col = np.unique((base + (np.arange(dim) * num + x) * 4) // 128)
+        a = acc[acc["kernel"] == k]
+        on = np.isin(a["line"], col)
+        for label, m in (("column of x", on), ("other lines", ~on)):
+            o = a["outcome"][m]
+            share = {c: _pct(np.count_nonzero(o == c), len(o)) for c in (HIT, MISS, MERGE, SECTOR)}
+            print(f"  launch {k} (x {x}) {label:<12} {len(o):>9,} loads: hits {share[HIT]}, misses "
+                  f"{share[MISS]}, merges {share[MERGE]}, sector misses {share[SECTOR]}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workload", required=True, help="kim20 workload name (pf, cf, shfl, stc, ...)")
@@ -497,6 +537,8 @@ def main() -> int:
     ap.add_argument("--save", default="/tmp/fig1", help="directory of saved timed runs ('' for none)")
     ap.add_argument("--scheduler", choices=("lrr", "gto", "oldest", "two-level"),
                     help="warp scheduler of both models (default: the preset's, gto)")
+    ap.add_argument("--l1", type=l1_field, action="append", default=[], metavar="FIELD=N",
+                    help="change one L1 field of the preset (ports, mshrs, miss_queue, ...), both models")
     ap.add_argument("--fixed-latency", type=int, default=-1,
                     help="timed run on ideal memory with this load latency (default: full memory model)")
     ap.add_argument("--scales", type=float, nargs="+", default=[0.125, 0.25, 0.5, 1.0])
@@ -504,7 +546,7 @@ def main() -> int:
     ap.add_argument("--launches", type=int, nargs="+", default=[4, 8, 16])
     args = ap.parse_args()
     name = args.workload.split("/")[-1]
-    gpu = machine(args.scheduler)
+    gpu = machine(args.scheduler, dict(args.l1))
     exps = args.experiment or ["split", "kernels", "arrays", "occupancy"]
     if "sweep" in exps:
         sweep(name, args.scales, args.sweep_timed, gpu)
@@ -515,11 +557,12 @@ def main() -> int:
         return 0
     wl = registry.build(f"kim20/{name}", args.scale)
     tag = f"{name}-s{args.scale:g}" + (f"-{args.scheduler}" if args.scheduler else "") + (
-        f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "")
+        f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "") + (
+        "".join(f"-{k}{v}" for k, v in args.l1))
     save = Path(args.save) / f"{tag}.npz" if args.save else None
     func = functional_run(wl, gpu) if {"kernels", "arrays", "pcs"} & set(rest) else None
-    run = timed_run(wl, save, gpu, args.fixed_latency) if {"split", "kernels", "arrays", "occupancy"} & set(
-        rest) else None
+    timed = {"split", "kernels", "arrays", "occupancy", "candidate"}
+    run = timed_run(wl, save, gpu, args.fixed_latency) if timed & set(rest) else None
     for e in rest:
         if e == "split":
             split(wl, run, name)
@@ -531,6 +574,8 @@ def main() -> int:
             pcs(wl, func, name)
         elif e == "occupancy":
             occupancy(wl, run, name, gpu)
+        elif e == "candidate":
+            candidate(wl, run)
     return 0
 
 

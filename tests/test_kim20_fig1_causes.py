@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from golden.trace.model import Op, Workload
 
@@ -89,3 +91,12 @@ def test_outcome_counts_split_loads_and_stores():
     c = fig1._outcome_counts(a)
     got = (c[fig1.HIT], c[fig1.MISS], c[fig1.MERGE], c[fig1.SECTOR], c["st"], c["st_hit"])
     assert got == (1, 1, 1, 1, 2, 1)
+
+
+def test_l1_field_parses_one_integer_field_and_names_a_bad_one():
+    assert fig1.l1_field("ports=32") == ("ports", 32)
+    assert fig1.machine(l1=dict([fig1.l1_field("mshrs=16")])).l1.mshrs == 16
+    with pytest.raises(argparse.ArgumentTypeError, match="--l1: an integer L1 field"):
+        fig1.l1_field("replacement=lru")
+    with pytest.raises(argparse.ArgumentTypeError, match="--l1 ports: an integer"):
+        fig1.l1_field("ports=many")
