@@ -19,6 +19,11 @@ functional model (``--timing none``) with per-access outcomes; from them:
 ``pcs``
     Per memory instruction (PC): functional lookups and miss rate, per line
     request and per 32-byte sector.
+``sectors``
+    The timed miss rate per 32-byte sector, estimated: each timed lookup weighs
+    the mean sector count of the functional requests with its kernel, op and
+    line (exact where they all have the same count; the share is printed), and
+    a non-hit counts all its sectors as misses.
 ``occupancy``
     Warp occupancy under several definitions, from the SMs' monitor events
     (``ready``: warps with a valid instruction-buffer entry) and counters.
@@ -63,7 +68,7 @@ from golden.rd.stack import stack_distances
 from golden.trace.model import Op, Workload
 from golden.workloads import registry
 
-EXPERIMENTS = ("split", "kernels", "arrays", "pcs", "occupancy", "sweep", "launches", "candidate")
+EXPERIMENTS = ("split", "kernels", "arrays", "pcs", "sectors", "occupancy", "sweep", "launches", "candidate")
 #: Fig. 1 of kim20 (Sec. 2 and 5), in %.
 PAPER_MISS = {"cf": 4.6, "pf": 99, "ms": 95, "stc": 73, "lud": 72, "shfl": 68}
 PAPER_OCC = {"spmv": 89, "bt": 84, "stc": 93, "lud": 18}
@@ -337,6 +342,46 @@ def pcs(wl: Workload, func: np.ndarray, name: str) -> None:
         print(f"    {_pct(float(wt[m & mm].sum()), float(wt[m].sum()))}  {label}")
 
 
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)])
+
+
+def sectors(wl: Workload, run: dict, func: np.ndarray, name: str) -> None:
+    """Timed miss rate per sector, each lookup weighted as the functional requests of its line."""
+    def key(a):
+        return (a["kernel"].astype(np.int64) << 56) | (a["op"].astype(np.int64) << 52) | a["line"].astype(
+            np.int64)
+    fk = key(func)
+    uniq, inv = np.unique(fk, return_inverse=True)
+    pop = _POPCOUNT[func["sectors"]].astype(float)
+    total = np.bincount(inv, pop)
+    count = np.bincount(inv)
+    lo = np.full(len(uniq), 9.0)
+    hi = np.zeros(len(uniq))
+    np.minimum.at(lo, inv, pop)
+    np.maximum.at(hi, inv, pop)
+    log = run["log"]
+    acc = log[log["outcome"] <= SECTOR]
+    pos = np.searchsorted(uniq, key(acc))
+    if not np.array_equal(uniq[np.minimum(pos, len(uniq) - 1)], key(acc)):
+        raise RuntimeError("a timed lookup has no functional request of its kernel, op and line")
+    w = (total / count)[pos]
+    exact = (lo == hi)[pos]
+    non = acc["outcome"] != HIT
+    ld = acc["op"] == Op.LOAD
+    print(f"\n[sectors] {wl.name}: timed miss rate per sector (estimated; {exact.mean():.1%} of the lookups "
+          f"exact); paper {PAPER_MISS.get(name, '-')} %")
+    lo_w, hi_w = lo[pos], hi[pos]
+    low = float(lo_w[non].sum()) / float(lo_w[non].sum() + hi_w[~non].sum())
+    high = float(hi_w[non].sum()) / float(hi_w[non].sum() + lo_w[~non].sum())
+    print(f"  {_pct(float(w[non].sum()), float(w.sum()))}  per sector, stores incl. (bounds from the "
+          f"fewest and most sectors of each line's requests: {low:.1%} to {high:.1%})")
+    print(f"  {_pct(float(w[non & ld].sum()), float(w[ld].sum()))}  per sector, loads only")
+    miss = non & ld & (acc["outcome"] != MERGE)
+    print(f"  {_pct(float(w[miss].sum()), float(w[ld & (acc['outcome'] != MERGE)].sum()))}  per sector, "
+          "loads only, merges not counted")
+    print(f"  {_pct(float(w[miss].sum()), float(w[ld].sum()))}  per sector, loads only, merges as hits")
+
+
 def _steps(t: np.ndarray, v: np.ndarray, start: int, end: int) -> tuple[float, float]:
     """Integral of the step function (t, v) over [start, end) and the time it is above 0."""
     if end <= start:
@@ -560,8 +605,8 @@ def main() -> int:
         f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "") + (
         "".join(f"-{k}{v}" for k, v in args.l1))
     save = Path(args.save) / f"{tag}.npz" if args.save else None
-    func = functional_run(wl, gpu) if {"kernels", "arrays", "pcs"} & set(rest) else None
-    timed = {"split", "kernels", "arrays", "occupancy", "candidate"}
+    func = functional_run(wl, gpu) if {"kernels", "arrays", "pcs", "sectors"} & set(rest) else None
+    timed = {"split", "kernels", "arrays", "occupancy", "candidate", "sectors"}
     run = timed_run(wl, save, gpu, args.fixed_latency) if timed & set(rest) else None
     for e in rest:
         if e == "split":
@@ -572,6 +617,8 @@ def main() -> int:
             arrays(wl, run, func, gpu)
         elif e == "pcs":
             pcs(wl, func, name)
+        elif e == "sectors":
+            sectors(wl, run, func, name)
         elif e == "occupancy":
             occupancy(wl, run, name, gpu)
         elif e == "candidate":
