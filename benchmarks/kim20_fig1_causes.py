@@ -345,32 +345,42 @@ def pcs(wl: Workload, func: np.ndarray, name: str) -> None:
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)])
 
 
-def sectors(wl: Workload, run: dict, func: np.ndarray, name: str) -> None:
-    """Timed miss rate per sector, each lookup weighted as the functional requests of its line."""
+def sector_weights(acc: np.ndarray, func: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per timed lookup: the mean, fewest and most sectors of the functional requests of its line.
+
+    Lookups and requests are matched on kernel, op and line (the two models issue the same
+    requests in another order, on other SMs).
+
+    Raises
+    ------
+    ValueError
+        If a timed lookup has no functional request of its kernel, op and line.
+    """
     def key(a):
         return (a["kernel"].astype(np.int64) << 56) | (a["op"].astype(np.int64) << 52) | a["line"].astype(
             np.int64)
-    fk = key(func)
-    uniq, inv = np.unique(fk, return_inverse=True)
+    uniq, inv = np.unique(key(func), return_inverse=True)
     pop = _POPCOUNT[func["sectors"]].astype(float)
-    total = np.bincount(inv, pop)
-    count = np.bincount(inv)
     lo = np.full(len(uniq), 9.0)
     hi = np.zeros(len(uniq))
     np.minimum.at(lo, inv, pop)
     np.maximum.at(hi, inv, pop)
+    k = key(acc)
+    pos = np.searchsorted(uniq, k)
+    if len(uniq) == 0 or not np.array_equal(uniq[np.minimum(pos, len(uniq) - 1)], k):
+        raise ValueError("log: a timed lookup has no functional request of its kernel, op and line")
+    return (np.bincount(inv, pop) / np.bincount(inv))[pos], lo[pos], hi[pos]
+
+
+def sectors(wl: Workload, run: dict, func: np.ndarray, name: str) -> None:
+    """Timed miss rate per sector, each lookup weighted as the functional requests of its line."""
     log = run["log"]
     acc = log[log["outcome"] <= SECTOR]
-    pos = np.searchsorted(uniq, key(acc))
-    if not np.array_equal(uniq[np.minimum(pos, len(uniq) - 1)], key(acc)):
-        raise RuntimeError("a timed lookup has no functional request of its kernel, op and line")
-    w = (total / count)[pos]
-    exact = (lo == hi)[pos]
+    w, lo_w, hi_w = sector_weights(acc, func)
     non = acc["outcome"] != HIT
     ld = acc["op"] == Op.LOAD
-    print(f"\n[sectors] {wl.name}: timed miss rate per sector (estimated; {exact.mean():.1%} of the lookups "
-          f"exact); paper {PAPER_MISS.get(name, '-')} %")
-    lo_w, hi_w = lo[pos], hi[pos]
+    print(f"\n[sectors] {wl.name}: timed miss rate per sector (estimated; {(lo_w == hi_w).mean():.1%} of the "
+          f"lookups exact); paper {PAPER_MISS.get(name, '-')} %")
     low = float(lo_w[non].sum()) / float(lo_w[non].sum() + hi_w[~non].sum())
     high = float(hi_w[non].sum()) / float(hi_w[non].sum() + lo_w[~non].sum())
     print(f"  {_pct(float(w[non].sum()), float(w.sum()))}  per sector, stores incl. (bounds from the "

@@ -100,3 +100,18 @@ def test_l1_field_parses_one_integer_field_and_names_a_bad_one():
         fig1.l1_field("replacement=lru")
     with pytest.raises(argparse.ArgumentTypeError, match="--l1 ports: an integer"):
         fig1.l1_field("ports=many")
+
+
+def test_sector_weights_match_lookups_to_the_requests_of_their_line():
+    func = np.zeros(4, [("kernel", "<i8"), ("op", "<i8"), ("line", "<i8"), ("sectors", "<i8")])
+    func["op"] = Op.LOAD
+    func["line"] = [7, 7, 9, 9]
+    func["sectors"] = [0b1111, 0b1111, 0b0001, 0b0011]
+    acc = np.zeros(3, fig1.LOG_DTYPE)
+    acc["op"] = Op.LOAD
+    acc["line"] = [9, 7, 9]
+    w, lo, hi = fig1.sector_weights(acc, func)
+    assert w.tolist() == [1.5, 4.0, 1.5] and lo.tolist() == [1, 4, 1] and hi.tolist() == [2, 4, 2]
+    acc["line"][0] = 8
+    with pytest.raises(ValueError, match="log: a timed lookup has no functional request"):
+        fig1.sector_weights(acc, func)
