@@ -520,16 +520,18 @@ def sweep(name: str, scales: list[float], timed: bool, gpu: GPUConfig) -> None:
 
 
 def sized(name: str, scale: float) -> Workload:
-    """The workload at ``scale``; above 1 (LUD and MS only) built the way the module builds scale 1.
+    """The workload at ``scale``; above 1 (LUD, MS, SPMV) built the way the module builds scale 1.
 
     LUD: a ``256 * scale`` matrix (``lud_kernels``); MS: ``131072 * scale`` keys (a power of two,
-    uniform in ``[0, 65536)`` from seed 0, ``merge_sort_kernels``), towards the SDK sample's 4 M.
+    uniform in ``[0, 65536)`` from seed 0, ``merge_sort_kernels``), towards the SDK sample's 4 M;
+    SPMV: ``65536 * scale`` rows (``random_rows``, ``csr_kernel``, seed 0).
     """
     if scale <= 1:
         return registry.build(f"kim20/{name}", scale)
-    from golden.workloads import kim20_lud, kim20_ms
+    from golden.workloads import kim20_lud, kim20_ms, kim20_spmv
     from golden.workloads._common import DeviceMemory, PCs
     from golden.workloads._kim20 import with_resources
+    from golden.workloads.tian15_spmv import csr_arrays, csr_kernel
 
     mem = DeviceMemory()
     if name == "lud":
@@ -542,8 +544,14 @@ def sized(name: str, scale: float) -> Workload:
         keys = np.random.default_rng(0).integers(0, kim20_ms.NUM_VALUES, n)
         kernels, _ = kim20_ms.merge_sort_kernels(keys, mem=mem, pcs=PCs())
         params = {"n": n, "arrays": mem.sizes()}
+    elif name == "spmv":
+        n = int(kim20_spmv.SIZE * scale) // 256 * 256
+        ap, aj = kim20_spmv.random_rows(n, kim20_spmv.MEAN_NNZ, kim20_spmv.NORMAL_STDDEV, 0)
+        mem, base = csr_arrays(n, int(ap[-1]))
+        kernels = with_resources([csr_kernel(n, ap, aj, base)], kim20_spmv.REGS)
+        params = {"n": n, "arrays": mem.sizes()}
     else:
-        raise ValueError(f"--scales: above 1 only for lud and ms, not {name}")
+        raise ValueError(f"--scale: above 1 only for lud, ms and spmv, not {name}")
     return Workload(name=f"kim20/{name}", kernels=kernels, params=params)
 
 
@@ -586,7 +594,8 @@ def candidate(wl: Workload, run: dict) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workload", required=True, help="kim20 workload name (pf, cf, shfl, stc, ...)")
-    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="input scale (above 1 for lud, ms and spmv only, built as scale 1 is)")
     ap.add_argument("--experiment", action="append", choices=EXPERIMENTS,
                     help="experiments to run (default: split, kernels, arrays, occupancy)")
     ap.add_argument("--save", default="/tmp/fig1", help="directory of saved timed runs ('' for none)")
@@ -610,7 +619,7 @@ def main() -> int:
     rest = [e for e in exps if e not in ("sweep", "launches")]
     if not rest:
         return 0
-    wl = registry.build(f"kim20/{name}", args.scale)
+    wl = sized(name, args.scale)
     tag = f"{name}-s{args.scale:g}" + (f"-{args.scheduler}" if args.scheduler else "") + (
         f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "") + (
         "".join(f"-{k}{v}" for k, v in args.l1))
