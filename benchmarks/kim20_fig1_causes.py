@@ -63,6 +63,7 @@ from golden.cache.hierarchy import Hierarchy
 from golden.configs.presets import preset
 from golden.configs.schema import GPUConfig
 from golden.driver import drive
+from golden.errors import InputError
 from golden.gpu.model import TimingModel
 from golden.rd.stack import stack_distances
 from golden.trace.model import Op, Workload
@@ -610,6 +611,8 @@ def main() -> int:
     ap.add_argument("--launches", type=int, nargs="+", default=[4, 8, 16])
     args = ap.parse_args()
     name = args.workload.split("/")[-1]
+    if any(s > 1 for s in [args.scale, *args.scales]) and name not in ("lud", "ms", "spmv"):
+        ap.error(f"--scale: above 1 only for lud, ms and spmv, not {name}")
     gpu = machine(args.scheduler, dict(args.l1))
     exps = args.experiment or ["split", "kernels", "arrays", "occupancy"]
     if "sweep" in exps:
@@ -619,7 +622,10 @@ def main() -> int:
     rest = [e for e in exps if e not in ("sweep", "launches")]
     if not rest:
         return 0
-    wl = sized(name, args.scale)
+    try:
+        wl = sized(name, args.scale)
+    except (ValueError, InputError) as e:
+        ap.error(str(e))
     tag = f"{name}-s{args.scale:g}" + (f"-{args.scheduler}" if args.scheduler else "") + (
         f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "") + (
         "".join(f"-{k}{v}" for k, v in args.l1))
