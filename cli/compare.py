@@ -60,6 +60,11 @@ def add_parser(sub) -> None:
                    help="ciao18: warp limits Best-SWL profiles (default every limit 1..max warps per SM)")
     p.add_argument("--fig12", action="store_true",
                    help="ciao18: also run Fig. 12's variants (GTO-cap, GTO-8way, statPCAL-2X, CIAO-C-2X)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="kim20: run the workloads on a local Dask cluster of N worker processes "
+                        "(default 1: in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="kim20: run the workloads on an existing Dask cluster (tcp://host:8786)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -80,6 +85,10 @@ def compare(args: argparse.Namespace) -> int:
         args.config = args.suite if args.suite in ("kim20", "ciao18") else "tian15"
     if args.vary and args.suite != "kim20":
         raise InputError("--vary applies to --suite kim20 only")
+    if args.workers < 1:
+        raise InputError(f"--workers: must be a positive number of worker processes, not {args.workers}")
+    if (args.workers > 1 or args.scheduler) and args.suite != "kim20":
+        raise InputError("--workers and --scheduler apply to --suite kim20 only")
     if args.suite == "kim20":
         from cli.compare_kim20 import compare_kim20
 

@@ -36,7 +36,7 @@ def parse_vary(text: str) -> tuple[str, list]:
 
 def compare_kim20(args: argparse.Namespace) -> int:
     """Run the comparison for ``args`` (workloads, config, scale, vary, plot, json)."""
-    from golden.experiments.kim20 import CONFIGS, PAPER, compare_workload, suite_average, vary_two_level
+    from golden.experiments.kim20 import CONFIGS, PAPER, compare_named, suite_average
 
     if args.timing != "cycle":
         raise InputError("--timing: kim20's comparison needs the timing model (cycle): its policy samples "
@@ -49,23 +49,37 @@ def compare_kim20(args: argparse.Namespace) -> int:
     vary = parse_vary(args.vary) if args.vary else None
     t0, c0 = time.perf_counter(), time.process_time()
     rows, failed = [], {}
+    calls = [(name, scale, gpu, vary) for name in names]
     with progress(len(names), "workloads", "wl", args.progress) as bar:
-        for name in names:
-            wl = registry.build(name, scale)
-            try:
-                row = compare_workload(wl, gpu)
-                if vary:
-                    row["vary"] = vary_two_level(wl, gpu, *vary, base_ipc=row["runs"]["no-bypass"]["ipc"])
-                rows.append(row)
-            except DeadlockError as e:  # one workload's deadlock is reported, the others still run
-                failed[name] = str(e)
-            bar.update(1)
+        if args.workers > 1 or args.scheduler:
+            # One task per workload on the sweep engine's Dask cluster (a local one by default).
+            from golden.experiments.sweep.engine import map_tasks
+
+            results = map_tasks(compare_named, calls, scheduler=args.scheduler, workers=args.workers,
+                                on_done=lambda i: bar.update(1))
+        else:
+            results = []
+            for call in calls:
+                try:
+                    results.append(compare_named(*call))
+                except DeadlockError as e:
+                    results.append(e)
+                bar.update(1)
+    for name, res in zip(names, results, strict=True):
+        if isinstance(res, DeadlockError):  # one workload's deadlock is reported, the others still run
+            failed[name] = str(res)
+        elif isinstance(res, BaseException):
+            raise res
+        else:
+            rows.append(res)
     for name, why in failed.items():
         print(f"{name}: not compared: {why}")
     if not rows:
         raise InputError("no workload of the comparison ran to the end")
     avg = suite_average(rows)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if args.workers > 1 or args.scheduler:
+        cpu += sum(r["time"]["cpu_seconds"] for r in rows)  # the workers' simulations
     short = [r["workload"].split("/")[-1] for r in rows]
     print(f"suite kim20  config {gpu.name}  scale {scale:g}  timing cycle  "
           f"[{seconds:.1f} s wall, {cpu:.1f} s CPU]")

@@ -14,6 +14,7 @@ from golden.errors import InputError
     (["--configs", "baseline"], "--configs"),
     (["--vary", "threshold_x=1"], "--vary"),
     (["--vary", "window=a,b"], "--vary"),
+    (["--workers", "0"], "--workers"),
 ])
 def test_bad_inputs_are_one_line_errors(args, message, capsys):
     assert main(["compare", "--suite", "kim20", "--no-progress", *args]) == 2
@@ -31,11 +32,17 @@ def test_vary_needs_kim20(capsys):
     assert main(["compare", "--suite", "tian15", "--vary", "window=1", "--no-progress"]) == 2
 
 
+def test_workers_need_kim20(capsys):
+    assert main(["compare", "--suite", "tian15", "--workers", "2", "--no-progress"]) == 2
+    assert "--workers" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_small_compare_through_the_cli(tmp_path, capsys):
     out = tmp_path / "r.json"
     code = main(["compare", "--suite", "kim20", "--workloads", "pf", "lud", "--scale", "0.05", "--vary",
-                 "threshold_w=0.1,0.9", "--json", str(out), "--plot", str(tmp_path / "p"), "--no-progress"])
+                 "threshold_w=0.1,0.9", "--json", str(out), "--plot", str(tmp_path / "p"), "--no-progress",
+                 "--workers", "2"])
     assert code == 0
     text = capsys.readouterr().out
     assert "Fig. 1" in text and "Figs. 3 and 4" in text and "Fig. 5" in text and "threshold_w=0.9" in text

@@ -50,7 +50,8 @@ def test_tian15_table1():
 
 def test_kim20_table1():
     # kim20 Table 1 is GPGPU-Sim v4.0's 2019 SM6_TITANX config; its "MSHR 16, miss queue 32" misreads
-    # the L1D string "A:256:8,16:0,32" (256 MSHRs of 8 merges, a miss queue of 16).
+    # the L1D string "A:256:8,16:0,32" (256 MSHRs of 8 merges, a miss queue of 16), which GPGPU-Sim
+    # itself overrides for the streaming L1: 4 x 48 x 4 x 4 = 3,072 MSHRs of 64 merges.
     g = preset("kim20")
     assert (g.n_sm, g.warp_size) == (56, 32)
     assert (g.max_warps_per_sm, g.max_threads_per_sm, g.max_ctas_per_sm) == (32, 1024, 16)
@@ -59,8 +60,8 @@ def test_kim20_table1():
     assert (l1.size, l1.assoc, l1.line_size, l1.sets) == (24 * KB, 48, 128, 4)
     assert l1.sector_size == 32
     assert l1.allocate == "on-fill"
-    assert (l1.mshrs, l1.mshr_merges, l1.miss_queue) == (256, 8, 16)
-    assert (l1.hit_latency, l1.latency) == (82, 82)
+    assert (l1.mshrs, l1.mshr_merges, l1.miss_queue) == (3072, 64, 16)
+    assert (l1.hit_latency, l1.latency, l1.miss_latency) == (82, 82, 82)
     assert (g.scheduler, g.cta_scheduler) == ("gto", "round-robin")
     assert (g.core_clock_mhz, g.icnt_clock_mhz, g.l2_clock_mhz, g.dram_clock_mhz) == \
         (1417.0, 1417.0, 1417.0, 2500.0)

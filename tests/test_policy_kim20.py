@@ -144,3 +144,18 @@ def test_whole_workload_verilator(name, tmp_path):
     (r,) = cosim_units(["kim20_bypass"], registry.build(name, 1.0), preset("kim20"), sim="verilator",
                        build_dir=tmp_path)
     assert r.ok and r.rows == r.log_rows > 0, r.mismatch
+
+
+def test_reused_runs_are_the_runs_they_replace():
+    # The comparison skips a configuration whose thresholds decide as a run already made at every
+    # decision; every row must be what running it gives.
+    from golden.experiments.kim20 import compare_workload
+
+    pp = {"kim20-two-level": PARAMS, "kim20-miss-rate": PARAMS}
+    fast = compare_workload(kernels(), tiny_gpu(), policy_params=pp)
+    full = compare_workload(kernels(), tiny_gpu(), policy_params=pp, reuse=False)
+    reused = {n for n, r in fast["runs"].items() if "reused_from" in r}
+    assert reused and len(reused) < 5
+    for r in fast["runs"].values():
+        r.pop("reused_from", None)
+    assert fast == full

@@ -272,3 +272,16 @@ def test_builtin_workload_on_the_timing_model(env, tmp_path, capsys):
             {k: repr(direct[k]) if isinstance(direct[k], float) else str(direct[k])
              for k in ("cycles", "ipc", "l1.hit_rate", "l2.misses")}
     assert all((store / "plots" / f"ipc_vs_{d}.png").is_file() for d in ("scale", "scheduler"))
+
+
+def test_map_tasks_keeps_order_and_returns_failures(env):
+    # Independent tasks on the sweep's cluster (how `compare --suite kim20 --workers N` runs its
+    # workloads): results in call order, a raising call's exception as its result.
+    import math
+
+    from golden.experiments.sweep.engine import map_tasks
+
+    done = []
+    out = map_tasks(math.sqrt, [(16.0,), (-1.0,), (2.25,)], scheduler=env["scheduler"], on_done=done.append)
+    assert out[0] == 4.0 and out[2] == 1.5 and isinstance(out[1], ValueError)
+    assert sorted(done) == [0, 1, 2]

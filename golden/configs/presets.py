@@ -102,7 +102,11 @@ _KIM20 = GPUConfig(
     n_sm=56,
     l1=CacheConfig(
         size=24 * KB, assoc=48, line_size=128, sector_size=32, allocate="on-fill",
-        mshrs=256, mshr_merges=8, miss_queue=16, hit_latency=82,
+        # The string's "A:256:8" is overridden for the streaming allocation "s": GPGPU-Sim's
+        # cache_config::init (537b342a, gpu-cache.h) sets nset x assoc x
+        # MAX_DEFAULT_CACHE_SIZE_MULTIBLIER (4) x SECTOR_CHUNCK_SIZE (4) = 3,072 MSHR entries of
+        # MAX_WARP_PER_SM = 64 merges (docs/configs.md).
+        mshrs=3072, mshr_merges=64, miss_queue=16, hit_latency=82,
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: misses wait it too
         # (docs/configs.md).
         miss_latency=82,

@@ -17,9 +17,11 @@ import numpy as np
 
 from golden.configs.schema import GPUConfig
 from golden.policies.base import get_policy
+from golden.policies.kim20 import MAX_CANDIDATES
 from golden.trace.model import Workload
 
-__all__ = ["CONFIGS", "K_VALUES", "PAPER", "B_MODE", "compare_workload", "suite_average", "vary_two_level"]
+__all__ = ["CONFIGS", "K_VALUES", "PAPER", "B_MODE", "compare_workload", "compare_named", "suite_average",
+           "vary_two_level"]
 
 #: Miss-rate thresholds of Fig. 3.
 K_VALUES = (0.6, 0.7, 0.8, 0.9)
@@ -55,8 +57,17 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
+def _summary(r: dict) -> dict:
+    """What the figures need of one timed run."""
+    t, ps = r["timing"], r["policy_stats"]
+    return {"cycles": t["cycles"], "ipc": t["ipc"], "occupancy": t["occupancy"],
+            "l1_accesses": t["l1"]["accesses"], "l1_hits": t["l1"]["hits"],
+            "bypassed": t["l1"]["bypassed_before_lookup"],
+            "decisions_b": ps.get("decisions_b", 0), "decisions_c": ps.get("decisions_c", 0)}
+
+
 def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = tuple(CONFIGS),
-                     policy_params: dict | None = None) -> dict:
+                     policy_params: dict | None = None, *, reuse: bool = True) -> dict:
     """Run ``wl`` in each configuration on the timing model; one row of every figure's metrics.
 
     Parameters
@@ -69,23 +80,62 @@ def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = tu
         Names of :data:`CONFIGS` ("no-bypass" always runs: the normalisations need it).
     policy_params : dict, optional
         Per-policy parameters (``{"kim20-two-level": {...}}``); default the config's.
+    reuse : bool
+        Skip the runs that would repeat one already made (default). The sampling policies act
+        only through their decisions, so a configuration whose thresholds decide as a run's at
+        every decision of that run follows it cycle for cycle. The baseline runs as a *shadow*
+        (sampling and deciding, never bypassing) that checks every sampling configuration's
+        thresholds: those deciding C everywhere are the baseline; each other one runs with the
+        rest as candidates (``Kim20TwoLevel``'s ``candidates``). A reused run records
+        ``"reused_from"``; ``reuse=False`` runs every configuration (the tests compare the two).
     """
     from golden.gpu.run import simulate_timed
 
     params = gpu.policy_params if policy_params is None else policy_params
     names = ("no-bypass",) + tuple(c for c in configs if c != "no-bypass")
-    row: dict = {"workload": wl.name, "runs": {}}
-    for name in names:
+
+    def policy(name: str, **extra):
         pname = CONFIGS[name]
-        base_name = None if pname is None else pname.split(":")[0]
-        pol = None if pname is None else get_policy(pname, **params.get(base_name, {}))
+        return get_policy(pname, **{**params.get(pname.split(":")[0], {}), **extra})
+
+    def sampling_key(pol) -> tuple:
+        return pol.window, pol.min_accesses, pol.merged_misses
+
+    row: dict = {"workload": wl.name, "runs": {}}
+    runs = row["runs"]
+
+    def run_with(name: str, make, pending: list[str]) -> list[str]:
+        """Run ``make(candidates)`` as ``name``; fill in the runs of ``pending`` it makes needless.
+
+        Returns the names of ``pending`` still to run.
+        """
+        probe = None if make is None else make(())
+        # Only a policy that samples and decides can vouch for others (not the baseline, not L1 off).
+        key = None if probe is None or probe.always else sampling_key(probe)
+        cands = [n for n in pending if sampling_key(policy(n)) == key][:MAX_CANDIDATES] if key else []
+        pol = None if make is None else make(tuple(policy(n).thresholds for n in cands))
         r = simulate_timed(wl, gpu, pol)
-        t = r["timing"]
-        ps = r["policy_stats"]
-        row["runs"][name] = {"cycles": t["cycles"], "ipc": t["ipc"], "occupancy": t["occupancy"],
-                             "l1_accesses": t["l1"]["accesses"], "l1_hits": t["l1"]["hits"],
-                             "bypassed": t["l1"]["bypassed_before_lookup"],
-                             "decisions_b": ps.get("decisions_b", 0), "decisions_c": ps.get("decisions_c", 0)}
+        runs[name] = _summary(r)
+        agree = r["policy_stats"].get("candidates_agree", 0)
+        for j, n in enumerate(cands):
+            if agree >> j & 1:
+                runs[n] = {**runs[name], "reused_from": name}
+        return [n for n in pending if n not in runs]
+
+    left = [n for n in names if CONFIGS[n] is not None and n != "l1-off"] if reuse else []
+    if left:
+        # The baseline as a shadow of the sampling configurations: it decides (C always), never bypasses.
+        first = policy(left[0])
+        left = run_with("no-bypass", lambda c: get_policy(
+            "kim20-two-level", window=first.window, min_accesses=first.min_accesses,
+            merged_misses=first.merged_misses, shadow=True, candidates=c), left)
+        runs["no-bypass"]["decisions_b"] = runs["no-bypass"]["decisions_c"] = 0
+    else:
+        run_with("no-bypass", None, [])
+    for name in names[1:]:
+        if name not in runs:
+            left = run_with(name, lambda c, name=name: policy(name, candidates=c),
+                            [n for n in left if n != name])
     base = row["runs"]["no-bypass"]
     row["miss_rate"] = 1 - _ratio(base["l1_hits"], base["l1_accesses"])
     row["occupancy"] = base["occupancy"]
@@ -101,6 +151,26 @@ def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = tu
         row["miss_rate_two_level"] = _ratio(misses, used)
         row["miss_rate_delta"] = row["miss_rate_two_level"] - row["miss_rate"]
         row["b_share"] = _ratio(two["decisions_b"], two["decisions_b"] + two["decisions_c"])
+    return row
+
+
+def compare_named(name: str, scale: float, gpu: GPUConfig, vary: tuple[str, list] | None = None) -> dict:
+    """:func:`compare_workload` on the built-in workload ``name`` at ``scale`` (a task for a worker).
+
+    With ``vary`` (field, values), also :func:`vary_two_level` into ``row["vary"]``; the task's
+    wall and CPU seconds go into ``row["time"]``.
+    """
+    import time
+
+    from golden.workloads import registry
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    wl = registry.build(name, scale)
+    row = compare_workload(wl, gpu)
+    if vary:
+        row["vary"] = vary_two_level(wl, gpu, *vary, base_ipc=row["runs"]["no-bypass"]["ipc"])
+    # The process's own times: with workers, the parent's CPU time leaves these out.
+    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     return row
 
 

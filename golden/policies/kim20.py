@@ -52,17 +52,23 @@ DEFAULTS = {"threshold_l": round((0.046 + 0.68) / 2, 3), "threshold_h": round((0
 DECISION_DTYPE = np.dtype([("kernel", "<i8"), ("cycle", "<i8"), ("first_cta", "<i8"), ("accesses", "<i8"),
                            ("misses", "<i8"), ("occupancy", "<i8"), ("mode", "<i8")])
 
-# params[]: the BDU's integers and the policy's switches.
-P_WINDOW, P_QL, P_QH, P_OCC_LIMIT, P_MIN_ACC, P_MERGED, P_OCC_MAX, P_ALWAYS, P_LOG_SM = range(9)
+# params[]: the BDU's integers and the policy's switches, then MAX_CANDIDATES (q_l, q_h, occ_limit)
+# triples of other thresholds whose decisions are checked against this run's (see ``candidates``).
+P_WINDOW, P_QL, P_QH, P_OCC_LIMIT, P_MIN_ACC, P_MERGED, P_OCC_MAX, P_ALWAYS, P_LOG_SM, P_SHADOW, P_N_CAND, \
+    P_CAND = range(12)
+#: Threshold sets one run can check at most (``candidates``).
+MAX_CANDIDATES = 8
 # stats[]: loads sent past the L1, load misses cached, decisions to B, to C.
 S_BYPASSED, S_CACHED, S_DEC_B, S_DEC_C = range(4)
 
 Kim20State = namedtuple("Kim20State", ["ready", "first_cta", "window", "win_ready", "win_loads", "win_misses",
-                                       "win_merges", "kern", "mode", "params", "stats", "tx", "tx_count"])
+                                       "win_merges", "kern", "mode", "params", "stats", "tx", "tx_count",
+                                       "agree"])
 Kim20State.__doc__ = """State of the L1 level: the timing model's per-SM monitors
 (``SchedulerControl`` fields of the same names; zeros before ``attach_scheduler``), the kernel
 each SM's mode belongs to, the mode (-1 sampling, 0 C, 1 B), ``params`` and ``stats`` (the
-``P_*``/``S_*`` indices) and the decision log (:data:`DECISION_DTYPE`)."""
+``P_*``/``S_*`` indices), the decision log (:data:`DECISION_DTYPE`) and ``agree[0]``, the bit mask
+of the candidate threshold sets that have decided as this run at every decision so far."""
 
 
 @nb.njit(cache=True, nogil=True)
@@ -79,7 +85,11 @@ def sm_mode(ps, sm, kernel, cycle):
         acc = min(ps.win_loads[sm], cap)
         miss = min(ps.win_misses[sm] + p[P_MERGED] * ps.win_merges[sm], cap)
         occ = min(ps.win_ready[sm], p[P_OCC_MAX])
-        m = decide(acc, miss, occ, p[P_QL], p[P_QH], p[P_OCC_LIMIT], p[P_MIN_ACC])
+        m = 0 if p[P_SHADOW] else decide(acc, miss, occ, p[P_QL], p[P_QH], p[P_OCC_LIMIT], p[P_MIN_ACC])
+        for j in range(p[P_N_CAND]):
+            c = P_CAND + 3 * j
+            if decide(acc, miss, occ, p[c], p[c + 1], p[c + 2], p[P_MIN_ACC]) != m:
+                ps.agree[0] &= ~(1 << j)
         ps.mode[sm] = m
         ps.stats[S_DEC_B if m else S_DEC_C] += 1
         if sm == p[P_LOG_SM]:
@@ -131,6 +141,16 @@ class Kim20TwoLevel(Policy):
         SM whose decisions are recorded (recorder ``"bdu"``).
     log_capacity : int
         Decision rows held between two ``take_transactions`` calls (0: no recording).
+    candidates : sequence of (threshold_l, threshold_h, threshold_w)
+        Up to :data:`MAX_CANDIDATES` other threshold sets (same window, ``min_accesses`` and
+        ``merged_misses``). At every decision the policy also evaluates each of them on the same
+        counts; ``stats()["candidates_agree"]`` has bit *j* set when candidate *j* decided as this
+        run every time. The policy acts only through its decisions, so a run with that candidate's
+        thresholds would have been identical, cycle for cycle (``golden.experiments.kim20`` reuses
+        such runs).
+    shadow : bool
+        Sample and decide, but never bypass (every decision is C mode): the run is the no-bypass
+        baseline's, and the candidates tell which thresholds would never have left it.
     """
 
     name = "kim20-two-level"
@@ -139,7 +159,7 @@ class Kim20TwoLevel(Policy):
     def __init__(self, *, window: int = 5000, threshold_l: float = DEFAULTS["threshold_l"],
                  threshold_h: float = DEFAULTS["threshold_h"], threshold_w: float = DEFAULTS["threshold_w"],
                  min_accesses: int = 32, merged_misses: bool = False, log_sm: int = 0,
-                 log_capacity: int = 0) -> None:
+                 log_capacity: int = 0, candidates: tuple = (), shadow: bool = False) -> None:
         self.q = (quantize(threshold_l, "threshold_l"), quantize(threshold_h, "threshold_h"),
                   quantize(threshold_w, "threshold_w"))
         BduParams(window, 32, *self.q, min_accesses)  # checks the fields, names the bad one
@@ -148,6 +168,15 @@ class Kim20TwoLevel(Policy):
         if not isinstance(log_sm, int) or log_sm < 0:
             raise ValueError(f"log_sm: must be a non-negative integer, not {log_sm!r}")
         self.window, self.min_accesses, self.merged_misses = window, min_accesses, merged_misses
+        self.thresholds = (threshold_l, threshold_h, threshold_w)
+        if not isinstance(shadow, bool):
+            raise ValueError(f"shadow: must be true or false, not {shadow!r}")
+        if len(candidates) > MAX_CANDIDATES:
+            raise ValueError(f"candidates: at most {MAX_CANDIDATES} threshold sets, not {len(candidates)}")
+        self.candidates = [tuple(quantize(v, name) for v, name in
+                                 zip(c, ("threshold_l", "threshold_h", "threshold_w"), strict=True))
+                           for c in candidates]
+        self.shadow = shadow
         self.log_sm = log_sm
         self.always = False
         self._rec = Recorder(DECISION_DTYPE, log_capacity)
@@ -168,17 +197,24 @@ class Kim20TwoLevel(Policy):
         else:
             mon = {name: getattr(ctl, name) for name in Kim20State._fields[:7]}
         b = self.bdu_params()
-        params = np.zeros(9, np.int64)
+        params = np.zeros(P_CAND + 3 * MAX_CANDIDATES, np.int64)
         params[[P_WINDOW, P_QL, P_QH, P_OCC_LIMIT, P_MIN_ACC]] = (b.window, b.q_l, b.q_h, b.occ_limit,
                                                                    b.min_accesses)
         params[P_MERGED] = int(self.merged_misses)
         params[P_OCC_MAX] = (1 << sum_bits(b.window, b.warps)) - 1
         params[P_ALWAYS] = int(self.always)
         params[P_LOG_SM] = self.log_sm
+        params[P_SHADOW] = int(self.shadow)
+        params[P_N_CAND] = len(self.candidates)
+        for j, (ql, qh, qw) in enumerate(self.candidates):
+            params[P_CAND + 3 * j:P_CAND + 3 * j + 3] = (ql, qh, BduParams(b.window, b.warps, ql, qh, qw,
+                                                                             b.min_accesses).occ_limit)
         old = self._state
         self._state = Kim20State(**mon, kern=np.full(n, -1, np.int64), mode=np.full(n, -1, np.int64),
                                  params=params, stats=np.zeros(4, np.int64) if old is None else old.stats,
-                                 tx=self._rec.log, tx_count=self._rec.count)
+                                 tx=self._rec.log, tx_count=self._rec.count,
+                                 agree=np.array([(1 << len(self.candidates)) - 1], np.int64)
+                                 if old is None else old.agree)
         return make_hooks(self._state, on_lookup=kim20_on_lookup, on_miss=kim20_on_miss)
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
@@ -201,13 +237,15 @@ class Kim20TwoLevel(Policy):
         decisions = int(s[S_DEC_B] + s[S_DEC_C])
         return {"loads_bypassed": int(s[S_BYPASSED]), "load_misses_cached": int(s[S_CACHED]),
                 "decisions_b": int(s[S_DEC_B]), "decisions_c": int(s[S_DEC_C]),
-                "b_share": s[S_DEC_B] / decisions if decisions else 0.0, "timed": int(self.timed)}
+                "b_share": s[S_DEC_B] / decisions if decisions else 0.0, "timed": int(self.timed),
+                "candidates_agree": int(self._state.agree[0]) if self._state is not None else 0}
 
     def reset(self) -> None:
         if self._state is not None:
             self._state.stats[:] = 0
             self._state.kern[:] = -1
             self._state.mode[:] = -1
+            self._state.agree[0] = (1 << len(self.candidates)) - 1
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
         if self.always:

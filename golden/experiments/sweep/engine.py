@@ -35,7 +35,7 @@ from golden.experiments.sweep.grid import Point
 from golden.experiments.sweep.point import run_point
 from golden.experiments.sweep.store import ResultsStore
 
-__all__ = ["SweepOutcome", "run_sweep", "DEFAULT_WORKER_RETRIES"]
+__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "DEFAULT_WORKER_RETRIES"]
 
 #: Times a point is rerun after its worker died (Dask's default ``allowed-failures``).
 DEFAULT_WORKER_RETRIES = 3
@@ -167,3 +167,45 @@ def run_sweep(points: Sequence[Point], store: ResultsStore, *, scheduler: str | 
         out.failed = [(p, failed[p.key]) for p in todo if p.key in failed]
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def map_tasks(fn: Callable, calls: Sequence[tuple], *, scheduler: str | None = None, workers: int = 2,
+              worker_retries: int = DEFAULT_WORKER_RETRIES,
+              on_done: Callable[[int], None] | None = None) -> list:
+    """``fn(*args)`` for each ``args`` of ``calls`` on the sweep's Dask cluster; results in order.
+
+    For jobs made of independent pieces that are not sweep points (a comparison's workloads).
+    ``fn`` must be a module-level function workers can import. A call that raises, or whose
+    worker died on every try, gives its exception as its result: the caller reports it and the
+    other calls go on.
+
+    Parameters
+    ----------
+    fn : callable
+        The task.
+    calls : sequence of tuple
+        One argument tuple per task.
+    scheduler, workers, worker_retries
+        As for :func:`run_sweep`.
+    on_done : callable, optional
+        Called with each call's index as it finishes (a progress bar).
+    """
+    import uuid
+
+    results: list = [None] * len(calls)
+    if not calls:
+        return results
+    tag = uuid.uuid4().hex[:8]
+    with _client(scheduler, workers, worker_retries) as client:
+        from distributed import as_completed
+
+        futures = [client.submit(fn, *args, key=f"gpucache-task-{tag}-{i}", pure=False)
+                   for i, args in enumerate(calls)]
+        index = {f.key: i for i, f in enumerate(futures)}
+        for fut in as_completed(futures):
+            i = index[fut.key]
+            results[i] = fut.exception() if fut.status == "error" else fut.result()
+            fut.release()
+            if on_done is not None:
+                on_done(i)
+    return results
