@@ -161,4 +161,4 @@ def test_whole_workload_verilator(whole, unit, tmp_path):
     spec = get_unit(unit)
     log = unit_log(spec, spec.model(g, p), tx, WHOLE[0])
     r = replay_verilator(spec.rtl(g, p), log, tmp_path)
-    assert r.ok and r.rows == len(log) > 1000, r.mismatch
+    assert r.ok and r.rows == len(log) > 20, r.mismatch
