@@ -21,7 +21,7 @@ import time
 from golden.configs.presets import preset
 from golden.policies.pc_bypass import PCBypass
 from golden.workloads import registry
-from tb.cosim import cosim_units
+from tb.cosim import BENCH_HEADER, bench_row, cosim_units
 
 
 def main() -> int:
@@ -33,17 +33,13 @@ def main() -> int:
     gpu = preset("tian15")
     names = args.workloads or registry.names("tian15")
     bad = 0
-    print(f"{'workload':<20}{'unit':<18}{'rows':>12}{'mism.':>6}{'golden s':>10}{'replay s':>10}"
-          f"{'cycles/s':>13}")
+    print(BENCH_HEADER)
     t_all = time.perf_counter()
     for name in names:
         wl = registry.build(name if "/" in name else f"tian15/{name}", args.scale)
         for r in cosim_units(list(PCBypass().units()), wl, gpu, build_dir=args.build_dir):
-            bad += r.mismatch is not None or not r.ok
-            print(f"{wl.name:<20}{r.unit:<18}{r.rows:>12,}{int(r.mismatch is not None):>6}"
-                  f"{r.record_seconds:>10.1f}{r.replay_seconds:>10.2f}{r.cycles_per_second:>13,.0f}")
-            if r.mismatch is not None:
-                print(f"  {r.mismatch}")
+            bad += not r.ok
+            print(bench_row(wl.name, r))
     verdict = "all match" if not bad else f"{bad} runs mismatched"
     print(f"total {time.perf_counter() - t_all:.0f} s; {verdict}")
     return 1 if bad else 0

@@ -129,15 +129,23 @@ def require_policy(spec: UnitSpec) -> str:
     return spec.policy
 
 
-def policy_for(spec: UnitSpec, gpu: GPUConfig, **extra) -> Policy:
+def policy_for(spec: UnitSpec, gpu: GPUConfig, name: str | None = None, **extra) -> Policy:
     """A new instance of the unit's policy with ``gpu``'s ``policy_params`` for it, plus ``extra``.
+
+    ``name`` picks another policy that records the unit (its ``units()`` name it,
+    e.g. ciao18's CIAO-T instead of CIAO-C).
 
     Raises
     ------
     InputError
-        If the unit has no policy (:func:`require_policy`).
+        If the unit has no policy (:func:`require_policy`), or ``name`` does not record it.
     """
     require_policy(spec)
-    params = dict(gpu.policy_params.get(spec.policy, {}))
+    name = spec.policy if name is None else name
+    params = dict(gpu.policy_params.get(name, {}))
     params.update(extra)
-    return get_policy(spec.policy, **params)
+    policy = get_policy(name, **params)
+    if name != spec.policy and spec.name not in policy.units():
+        raise InputError(f"--policy {name} does not record unit {spec.name} (its units: "
+                         f"{', '.join(policy.units()) or 'none'})")
+    return policy

@@ -31,6 +31,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=positive_int(0), default=0, help="input generator seed")
     p.add_argument("--config", default="tian15", metavar="PRESET|FILE", help="machine (default tian15)")
     p.add_argument("--sm", type=positive_int(0), default=0, help="SM whose private units are logged")
+    p.add_argument("--policy", default=None, metavar="NAME",
+                   help="record with this policy instead of the unit's own (e.g. ciao-t for ciao18's units)")
     p.add_argument("--limit", type=positive_int(1), default=None, metavar="ROWS",
                    help="replay only the first ROWS log rows")
     p.add_argument("--build-dir", default="build/cosim", metavar="DIR", help="simulator build directory")
@@ -40,17 +42,21 @@ def add_parser(sub) -> None:
 
 
 def cosim(args: argparse.Namespace) -> int:
-    from catalog.registry import get_unit, require_policy
+    from catalog.registry import get_unit, policy_for, require_policy
     from tb.cosim import cosim as run_cosim
 
-    require_policy(get_unit(args.unit))  # before the workload is built
+    spec = get_unit(args.unit)
+    require_policy(spec)  # before the workload is built
     gpu = load_config(args.config)
+    if args.policy is not None:
+        policy_for(spec, gpu, args.policy)  # a policy that does not record the unit: before the workload too
     wl = registry.build(args.workload, args.scale, args.seed)
     # The bar counts accesses; their total is known only kernel by kernel, so it has none.
     with progress(None, "recording", "acc", args.progress) as bar:
         r = run_cosim(args.unit, wl, gpu, sim=args.sim, sm=args.sm, build_dir=Path(args.build_dir),
-                      limit=args.limit, progress=bar.update)
-    print(f"unit {r.unit}  workload {wl.name}  config {gpu.name}  simulator {r.sim}")
+                      limit=args.limit, progress=bar.update, policy=args.policy)
+    print(f"unit {r.unit}  workload {wl.name}  config {gpu.name}  policy {args.policy or spec.policy}  "
+          f"simulator {r.sim}")
     print(f"rows checked   {format_count(r.rows)} of {format_count(r.log_rows)}")
     print(f"mismatches     {0 if r.mismatch is None else 1}")
     if r.mismatch is not None:

@@ -32,7 +32,7 @@ from tb.amaranth_sim import replay_amaranth
 from tb.log import Mismatch
 
 __all__ = ["SIMULATORS", "CosimResult", "record_transactions", "record_llc_transactions", "unit_log",
-           "replay", "cosim", "cosim_units", "cosim_llc"]
+           "replay", "cosim", "cosim_units", "cosim_llc", "BENCH_HEADER", "bench_row"]
 
 #: Replayers by name.
 SIMULATORS = ("amaranth", "icarus", "verilator")
@@ -139,6 +139,18 @@ class CosimResult:
         return self.rows / self.replay_seconds if self.replay_seconds > 0 else float("inf")
 
 
+#: Header of the co-simulation benchmarks' tables (:func:`bench_row`).
+BENCH_HEADER = (f"{'workload':<20}{'unit':<19}{'rows':>12}{'mism.':>6}{'golden s':>10}{'replay s':>10}"
+                f"{'cycles/s':>13}")
+
+
+def bench_row(workload: str, r: CosimResult) -> str:
+    """One row of a co-simulation benchmark's table (:data:`BENCH_HEADER`), the first mismatch below it."""
+    line = (f"{workload:<20}{r.unit:<19}{r.rows:>12,}{int(r.mismatch is not None):>6}"
+            f"{r.record_seconds:>10.1f}{r.replay_seconds:>10.2f}{r.cycles_per_second:>13,.0f}")
+    return line if r.mismatch is None else f"{line}\n  {r.mismatch}"
+
+
 def replay(dut: wiring.Component, log: np.ndarray, sim: str,
            build_dir: str | Path) -> tuple[int, Mismatch | None, float]:
     """Replay ``log`` into ``dut`` with the named simulator: ``(rows, mismatch, seconds)``."""
@@ -162,7 +174,8 @@ def replay(dut: wiring.Component, log: np.ndarray, sim: str,
 
 def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: str = "verilator",
                 sm: int = 0, build_dir: str | Path = "build/cosim", limit: int | None = None,
-                progress: Callable[[int], None] | None = None) -> list[CosimResult]:
+                progress: Callable[[int], None] | None = None,
+                policy: str | None = None) -> list[CosimResult]:
     """Record the golden run of ``workload`` once per policy and replay each unit's log into its RTL.
 
     Parameters
@@ -184,6 +197,8 @@ def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: st
         Replay only the first ``limit`` log rows (for the slow simulators).
     progress : callable, optional
         Called with the number of accesses after each chunk of a golden run.
+    policy : str, optional
+        Record with this policy instead of each unit's own (it must record every unit named).
     """
     specs = [get_unit(u) for u in units]
     for spec in specs:
@@ -195,13 +210,17 @@ def cosim_units(units: list[str], workload: Workload, gpu: GPUConfig, *, sim: st
     recorded: dict[str, tuple[Policy, dict[str, np.ndarray], float]] = {}
     results = []
     for spec in specs:
-        if spec.policy not in recorded:
-            policy = policy_for(spec, gpu, log_sm=sm, log_capacity=2 * CHUNK)
+        name = policy or spec.policy
+        if name not in recorded:
+            p = policy_for(spec, gpu, name, log_sm=sm, log_capacity=2 * CHUNK)
             t0 = time.perf_counter()
-            tx, _ = (spec.record or record_transactions)(workload, gpu, policy, progress)
-            recorded[spec.policy] = (policy, tx, time.perf_counter() - t0)
-        policy, tx, record_seconds = recorded[spec.policy]
-        results.append(_replay_unit(spec, gpu, policy, tx, workload, sim, build_dir, limit, record_seconds))
+            tx, _ = (spec.record or record_transactions)(workload, gpu, p, progress)
+            recorded[name] = (p, tx, time.perf_counter() - t0)
+        p, tx, record_seconds = recorded[name]
+        if policy is not None and spec.name not in p.units():
+            raise InputError(f"--policy {name} does not record unit {spec.name} (its units: "
+                             f"{', '.join(p.units()) or 'none'})")
+        results.append(_replay_unit(spec, gpu, p, tx, workload, sim, build_dir, limit, record_seconds))
     return results
 
 

@@ -21,10 +21,10 @@ def _pick(rng: np.random.Generator, n: int) -> int:
 
 
 def vta_inputs(rng: np.random.Generator, *, sets: int, lines: int, p_ins: float = 0.5,
-               p_probe: float = 0.6) -> Callable:
-    """Evictions and probes over the first ``sets`` sets and ``lines`` line addresses."""
+               p_probe: float = 0.6, p_kernel: float = 0.01) -> Callable:
+    """Evictions and probes over the first ``sets`` sets and ``lines`` line addresses, rare kernel starts."""
     def gen(unit) -> dict[str, int]:
-        out = {}
+        out = {"kernel_start": int(rng.random() < p_kernel)}
         if rng.random() < p_ins:
             out.update(s1_ins__valid=1, s1_ins__set=_pick(rng, sets), s1_ins__line=_pick(rng, lines),
                        s1_ins__wid=_pick(rng, 64))
@@ -35,10 +35,11 @@ def vta_inputs(rng: np.random.Generator, *, sets: int, lines: int, p_ins: float 
 
 
 def interference_inputs(rng: np.random.Generator, *, warps: int, p_upd: float = 0.7,
-                        p_look: float = 0.5) -> Callable:
-    """Updates and lookups among the first ``warps`` warps (interferers too: ``by == wid`` occurs)."""
+                        p_look: float = 0.5, p_kernel: float = 0.01) -> Callable:
+    """Updates and lookups among the first ``warps`` warps (interferers too: ``by == wid`` occurs), rare
+    kernel starts."""
     def gen(unit) -> dict[str, int]:
-        out = {}
+        out = {"kernel_start": int(rng.random() < p_kernel)}
         if rng.random() < p_upd:
             out.update(s1_upd__valid=1, s1_upd__wid=_pick(rng, warps), s1_upd__by=_pick(rng, warps))
         if rng.random() < p_look:
@@ -48,11 +49,11 @@ def interference_inputs(rng: np.random.Generator, *, warps: int, p_upd: float = 
 
 
 def pair_list_inputs(rng: np.random.Generator, *, warps: int, p_cmd: float = 0.8) -> Callable:
-    """Commands (every op, 3 included) on the first ``warps`` warps, any source WID."""
+    """Commands (every op: read, trigger, release, stall) on the first ``warps`` warps, any source WID."""
     def gen(unit) -> dict[str, int]:
         if rng.random() >= p_cmd:
             return {}
-        return {"s1_cmd__valid": 1, "s1_cmd__op": int(rng.choice(4, p=[0.15, 0.45, 0.35, 0.05])),
+        return {"s1_cmd__valid": 1, "s1_cmd__op": int(rng.choice(4, p=[0.1, 0.4, 0.4, 0.1])),
                 "s1_cmd__wid": _pick(rng, warps), "s1_cmd__src": _pick(rng, 64)}
     return gen
 

@@ -92,9 +92,19 @@ def test_wrong_parameters(name, kw, msg):
 
 VTA_CLASH = [ins(0, 7, 1), ins(0, 8, 2), probe(0, 7), ins(0, 9, 3), probe(0, 9), probe(0, 8)]
 VTA_SAME_CYCLE = [ins(1, 7, 1) | probe(1, 7), ins(1, 8, 1), probe(1, 7), probe(1, 8)]
+#: A kernel start empties the sets and resets the FIFO pointers (also over its own cycle's insertion).
+VTA_KERNEL = [ins(0, 7, 1), ins(0, 8, 2), {"kernel_start": 1}, probe(0, 7), ins(0, 9, 3), probe(0, 9),
+              ins(1, 5, 2) | {"kernel_start": 1}, probe(1, 5)]
 IL_CHAIN = [{"s1_upd__valid": 1, "s1_upd__wid": 2, "s1_upd__by": b} for b in [5] * 4 + [6] * 6 + [2]]
 IL_CHAIN += [{"s1_look__valid": 1, "s1_look__wid": 2}]
-PAIRS = [cmd(1, 1, 0), cmd(1, 1, 3), cmd(0, 1), cmd(2, 1), cmd(2, 1), cmd(2, 1), cmd(1, 7, 9), cmd(2, 7)]
+#: A kernel start puts entries back to (i, 0), also over the write of the update in stage 2.
+IL_KERNEL = [{"s1_upd__valid": 1, "s1_upd__wid": 2, "s1_upd__by": 5}] * 3 + [
+    {"s1_look__valid": 1, "s1_look__wid": 2}, {"kernel_start": 1}, {"s1_look__valid": 1, "s1_look__wid": 2},
+    {"s1_upd__valid": 1, "s1_upd__wid": 2, "s1_upd__by": 5}, {"s1_look__valid": 1, "s1_look__wid": 2},
+    {"s1_upd__valid": 1, "s1_upd__wid": 3, "s1_upd__by": 4}, {"kernel_start": 1},
+    {"s1_look__valid": 1, "s1_look__wid": 3}]
+PAIRS = [cmd(1, 1, 0), cmd(1, 1, 3), cmd(0, 1), cmd(2, 1), cmd(2, 1), cmd(2, 1), cmd(1, 7, 9), cmd(2, 7),
+         cmd(3, 7, 5), cmd(3, 2, 4), cmd(2, 7)]
 
 
 def irs_boundary():
@@ -106,7 +116,8 @@ def irs_boundary():
 
 
 DIRECTED = [("vta", {"warps": 2, "ways": 2}, VTA_CLASH), ("vta", {}, VTA_SAME_CYCLE),
-            ("interference", {}, IL_CHAIN), ("pair_list", {}, PAIRS), ("irs", {}, irs_boundary())]
+            ("vta", {"warps": 2, "ways": 2}, VTA_KERNEL), ("interference", {}, IL_CHAIN),
+            ("interference", {}, IL_KERNEL), ("pair_list", {}, PAIRS), ("irs", {}, irs_boundary())]
 
 
 @pytest.mark.parametrize("name, kw, rows", DIRECTED, ids=[f"{d[0]}-{i}" for i, d in enumerate(DIRECTED)])
@@ -127,6 +138,16 @@ def test_directed_logs_reach_their_cases():
     # (5, 0) -> (5, 3) -> 6 decrements thrice -> replaced (6, 0) -> (6, 2) -> by 2: (6, 1), the answer.
     (answer,) = log[log["exp_s2_look__valid"] == 1]
     assert (answer["exp_s2_look__by"], answer["exp_s2_look__count"]) == (6, 1)
+    log = drive(ciao_vta.Vta(warps=2, ways=2), VTA_KERNEL)
+    answers = log[log["exp_s2_probe__valid"] == 1]
+    assert answers["exp_s2_probe__hit"].tolist() == [0, 1, 0] and answers["exp_s2_probe__way"][1] == 0
+    log = drive(ciao_interference.InterferenceList(), IL_KERNEL)
+    answers = log[log["exp_s2_look__valid"] == 1]
+    assert [(int(a["exp_s2_look__by"]), int(a["exp_s2_look__count"])) for a in answers] == [
+        (5, 2), (2, 0), (5, 0), (3, 0)]
+    log = drive(ciao_pair_list.PairList(), PAIRS)
+    answers = log[log["exp_s2_cmd__valid"] == 1]
+    assert answers["exp_s2_cmd__act"].tolist()[-3:] == [2, 2, 3]  # op 3 stalls whatever I is
 
 
 # ---- Broken units.
@@ -146,7 +167,15 @@ MUTANTS = [
     ("interference", "rtl.ciao.interference", "rd_upd = entries.read_port(transparent_for=(wr,))",
      "rd_upd = entries.read_port()", "chain"),
     # Pair list: a trigger stalls a warp that is active rather than one that is isolated.
-    ("pair_list", "rtl.ciao.pair_list", "with m.If(ci):", "with m.If(cv):", "pairs"),
+    ("pair_list", "rtl.ciao.pair_list", "with m.If(ci | force):", "with m.If(cv | force):", "pairs"),
+    # Pair list: op 3 decides as a trigger (isolates an active warp instead of stalling it).
+    ("pair_list", "rtl.ciao.pair_list", "force = c.op == OP_STALL", "force = 0", "pairs"),
+    # VTA: a kernel start leaves the valid bits.
+    ("vta", "rtl.ciao.vta", "m.d.sync += [valid[k].eq(0), ptr[k].eq(0)]", "m.d.sync += ptr[k].eq(0)",
+     "kernel"),
+    # Interference list: a kernel start does not clear the valid bits.
+    ("interference", "rtl.ciao.interference", "valid_next = Mux(self.kernel_start, 0, valid | written)",
+     "valid_next = valid | written", "il_kernel"),
     # Pair list: a cleared field keeps the source WID instead of all ones.
     ("pair_list", "rtl.ciao.pair_list", "Const(CLEARED, WID_BITS)", "c.src", "random"),
     # IRS: IRS equal to the cut-off counts as over it.
@@ -166,6 +195,7 @@ MUTANTS = [
                                                                            enumerate(MUTANTS)])
 def test_mutant_fails(name, module, old, new, stimulus):
     directed = {"clash": ({"warps": 2, "ways": 2}, VTA_CLASH), "same_cycle": ({}, VTA_SAME_CYCLE),
+                "kernel": ({"warps": 2, "ways": 2}, VTA_KERNEL), "il_kernel": ({}, IL_KERNEL),
                 "chain": ({}, IL_CHAIN), "pairs": ({}, PAIRS), "boundary": ({}, irs_boundary())}
     if stimulus == "random":
         kw = {"irs": IRS_SMALL, "vta": {"warps": 4, "ways": 4, "line_bits": 5}}.get(name, {})
@@ -212,44 +242,31 @@ def test_cocotb_icarus(tmp_path):
     r = replay_cocotb(rtl("vta", warps=4, ways=2, line_bits=5),
                       random_log("vta", 3000, 4, warps=4, ways=2, line_bits=5), tmp_path / "vta")
     assert r.ok and r.rows == 3000, r.mismatch
-    bad = rtl("pair_list", mutant("rtl.ciao.pair_list", "with m.If(ci):", "with m.If(cv):"))
+    bad = rtl("pair_list", mutant("rtl.ciao.pair_list", "with m.If(ci | force):", "with m.If(cv | force):"))
     r = replay_cocotb(bad, drive(ciao_pair_list.PairList(), PAIRS), tmp_path / "bad")
     assert not r.ok and "s2_cmd__act" in str(r.mismatch)
 
 
-# ---- The catalog: units without a golden policy yet.
+# ---- The catalog (whole-workload co-simulation: tests/test_cosim_ciao18.py).
 
 CATALOG = ["ciao_vta", "ciao_interference", "ciao_pair_list", "ciao_irs", "ciao_smem"]
 
 
 @pytest.mark.parametrize("name", CATALOG)
-def test_catalog_entries_have_no_cosim_yet(name):
+def test_catalog_entries_record_with_ciao_c(name):
     from catalog import get_unit
     from catalog.registry import policy_for
     from golden.configs.presets import preset
-    from golden.errors import InputError
-    from golden.workloads import registry
-    from tb.cosim import cosim
 
     spec = get_unit(name)
-    assert (spec.paper, spec.policy, spec.recorder) == ("ciao18", None, None)
-    g = spec.model(None, None)
-    assert port_list(spec.rtl(None, None)) == (list(g.inputs.items()), list(g.outputs.items()))
-    msg = f"unit {name}: no golden policy records its transactions yet"
-    with pytest.raises(InputError, match=msg):
-        policy_for(spec, preset("tian15"))
-    with pytest.raises(InputError, match=msg):
-        cosim(name, registry.build("tian15/matrixmul", 0.01), preset("tian15"), sim="amaranth")
+    assert (spec.paper, spec.policy, spec.recorder) == ("ciao18", "ciao-c", name.removeprefix("ciao_"))
+    gpu = preset("ciao18")
+    p = policy_for(spec, gpu)
+    g = spec.model(gpu, p)
+    assert port_list(spec.rtl(gpu, p)) == (list(g.inputs.items()), list(g.outputs.items()))
+    assert name in p.units() and spec.recorder in p.recorders
 
 
-def test_cosim_cli_says_there_is_no_policy_yet(capsys):
-    from tests.test_cli import assert_user_error, run_main
-
-    status, out, err = run_main(capsys, "cosim", "--unit", "ciao_irs", "--workload", "tian15/matrixmul")
-    assert_user_error(status, out, err, "unit ciao_irs: no golden policy records its transactions yet")
-
-
-@pytest.mark.slow
 def test_synth_storage_equals_the_papers_bits(tmp_path):
     from golden.configs.presets import preset
     from synth.table import format_area_table, overhead_bits, synth_units

@@ -29,6 +29,19 @@ to *i*'s score; scores decay by one point per instruction the SM issues,
 never below the base. Warps are stacked by score (highest first, then
 slot); a warp whose stacked sum exceeds ``resident * base_score`` may not
 issue (the highest-scored warp always may).
+
+**Recording** (CIAO-T, CIAO-P, CIAO-C with ``log_sm`` = N): the hooks
+record SM N's transactions of ciao18's five units in each unit module's
+``TRANSACTION_DTYPE`` (``golden.policies.recording``): ``"vta"``
+(insertions, probes with what they found, kernel starts), ``"interference"``
+(updates, the lookups of a trigger, kernel starts), ``"pair_list"`` (the
+triggers, stalls and releases with the flags and fields after them, and the
+releases that follow flags the timing model cleared itself: a new warp in
+a slot, the deadlock breaker), ``"irs"`` (kernel starts, VTA hits, every
+cut-off test with its result, the epochs acted on, each with the SM's
+instruction count) and ``"smem"`` (each kernel's cache size, the redirected
+loads the hooks see). ``catalog/ciao18.py`` runs the workload on the timing
+model and lays the logs out with the unit models' ``cycle_log``.
 """
 
 from __future__ import annotations
@@ -40,6 +53,8 @@ import numpy as np
 
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
+from golden.policies.recording import Recorder, new_row
+from golden.units import ciao_interference, ciao_irs, ciao_pair_list, ciao_smem, ciao_vta
 from golden.units.ciao_interference import IL_COUNTER_BITS, update_entry
 from golden.units.ciao_irs import (
     HIGH_CUTOFF,
@@ -63,7 +78,7 @@ CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8}
 
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
- P_KVC, P_IL_TOP) = range(14)
+ P_KVC, P_IL_TOP, P_LOG_SM) = range(15)
 # st[]: statistics.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM) = range(10)
@@ -76,11 +91,83 @@ SchedState = namedtuple("SchedState", [
     "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries and a FIFO pointer per set
     "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM
-    "p", "st"])
+    "p", "st",
+    # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
+    "tx_vta", "n_vta", "tx_il", "n_il", "tx_pl", "n_pl", "tx_irs", "n_irs", "tx_smem", "n_smem"])
 SchedState.__doc__ = "State of the L1 level of CIAO-T and CCWS (see the module docstring)."
 
 _over = nb.njit(cache=True, nogil=True)(over_pq)
 _il_update = nb.njit(cache=True, nogil=True)(update_entry)
+
+#: Recorder names and the unit modules whose TRANSACTION_DTYPE they hold.
+RECORDERS = {"vta": ciao_vta, "interference": ciao_interference, "pair_list": ciao_pair_list,
+             "irs": ciao_irs, "smem": ciao_smem}
+
+
+@nb.njit(cache=True, nogil=True)
+def _logs(ps, sm):
+    """Whether ``sm``'s transactions are recorded."""
+    return sm == ps.p[P_LOG_SM]
+
+
+@nb.njit(cache=True, nogil=True)
+def _rec_vta(ps, kind, s, line, wid, hit, way, t):
+    r = new_row(ps.tx_vta, ps.n_vta)
+    if r >= 0:
+        row = ps.tx_vta[r]
+        row.kind, row.set, row.line, row.wid, row.hit, row.way, row.access = kind, s, line, wid, hit, way, t
+
+
+@nb.njit(cache=True, nogil=True)
+def _rec_il(ps, kind, wid, by, count, t):
+    r = new_row(ps.tx_il, ps.n_il)
+    if r >= 0:
+        row = ps.tx_il[r]
+        row.kind, row.wid, row.by, row.count, row.access = kind, wid, by, count, t
+
+
+@nb.njit(cache=True, nogil=True)
+def _rec_irs(ps, sm, kind, wid, low, high, t):
+    """An IRS transaction; a test (``TX_QUERY``) records both cut-offs' results for warp ``wid``."""
+    r = new_row(ps.tx_irs, ps.n_irs)
+    if r >= 0:
+        p = ps.p
+        n = ps.inst[sm] - ps.inst0[sm]
+        active = ps.resident[sm]
+        row = ps.tx_irs[r]
+        row.kind, row.wid, row.inst, row.active, row.access = kind, wid, n, active, t
+        row.low, row.high = low, high
+        if kind == ciao_irs.TX_QUERY:
+            h = ps.hits[sm * p[P_W] + wid]
+            row.over_high = 1 if _over(h, n, active, p[P_HI_P], p[P_HI_Q]) else 0
+            row.over_low = 1 if _over(h, n, active, p[P_LO_P], p[P_LO_Q]) else 0
+
+
+@nb.njit(cache=True, nogil=True)
+def _field(f):
+    return ciao_pair_list.CLEARED if f < 0 else f
+
+
+@nb.njit(cache=True, nogil=True)
+def _rec_pl(ps, op, g, wid, src, act, t):
+    """A pair-list command on slot ``wid`` (global ``g``) with the flags and fields after it."""
+    r = new_row(ps.tx_pl, ps.n_pl)
+    if r >= 0:
+        row = ps.tx_pl[r]
+        row.op, row.wid, row.src, row.act, row.access = op, wid, src, act, t
+        # The unit's V and I: a field is set while its flag is.
+        row.v, row.i = (1 if ps.f1[g] < 0 else 0), (1 if ps.f0[g] >= 0 else 0)
+        row.f0, row.f1 = _field(ps.f0[g]), _field(ps.f1[g])
+
+
+@nb.njit(cache=True, nogil=True)
+def _rec_smem(ps, sm, kind, line, wid, alloc, t):
+    r = new_row(ps.tx_smem, ps.n_smem)
+    if r >= 0:
+        blocks = ps.smem_lines[sm]
+        row = ps.tx_smem[r]
+        row.kind, row.line, row.wid, row.alloc, row.blocks, row.access = kind, line, wid, alloc, blocks, t
+        row.block = line & (blocks - 1) if blocks > 0 else 0
 
 
 @nb.njit(cache=True, nogil=True)
@@ -96,18 +183,19 @@ def _slot(ps, sm, cta, warp):
 
 
 @nb.njit(cache=True, nogil=True)
-def _new_kernel(ps, sm, kernel):
-    """A kernel's first access on ``sm``: every per-kernel counter and list starts again."""
+def _new_kernel(ps, sm, kernel, t):
+    """A kernel's first access on ``sm``: every per-kernel counter and list starts again.
+
+    The pair-list fields stay: they mean something only while their flag is
+    set, and the timing model clears the flags of each warp it starts, which
+    :func:`_sync_flags` then tells the pair list.
+    """
     W = ps.p[P_W]
     for s in range(W):
         g = sm * W + s
         ps.hits[g] = 0
         ps.ilw[g] = s
         ps.ilc[g] = 0
-        ps.f0[g] = -1
-        ps.f0gw[g] = -1
-        ps.f1[g] = -1
-        ps.f1gw[g] = -1
         ps.score[g] = ps.p[P_BASE]
         ps.vptr[g] = 0
         for w in range(ps.p[P_WAYS]):
@@ -120,40 +208,81 @@ def _new_kernel(ps, sm, kernel):
     ps.st[S_KERNELS] += 1
     if ps.p[P_MODE] >= MODE_CIAO_P and ps.smem_lines[sm] == 0:
         ps.st[S_NO_SMEM] += 1  # no room for the shared-memory cache: CIAO-P and CIAO-C act as CIAO-T
+    if _logs(ps, sm):
+        _rec_vta(ps, ciao_vta.TX_KERNEL, 0, 0, 0, 0, 0, t)
+        _rec_il(ps, ciao_interference.TX_KERNEL, 0, 0, 0, t)
+        _rec_irs(ps, sm, ciao_irs.TX_KERNEL, 0, 0, 0, t)
+        _rec_smem(ps, sm, ciao_smem.TX_CONFIG, 0, 0, 0, t)
 
 
 @nb.njit(cache=True, nogil=True)
-def _still_interfered(ps, base, k, kgw, n, active):
+def _still_interfered(ps, sm, base, k, kgw, n, active, t):
     """Algorithm 1's pair-list check: warp ``k`` (global warp ``kgw``) runs, IRS_k over the low cut-off."""
     p = ps.p
-    return k >= 0 and ps.warp[base + k] == kgw and _over(ps.hits[base + k], n, active, p[P_LO_P], p[P_LO_Q])
+    if k < 0 or ps.warp[base + k] != kgw:
+        return False
+    if _logs(ps, sm):
+        _rec_irs(ps, sm, ciao_irs.TX_QUERY, k, 0, 0, t)
+    return _over(ps.hits[base + k], n, active, p[P_LO_P], p[P_LO_Q])
 
 
 @nb.njit(cache=True, nogil=True)
-def _isolate(ps, sm, base, s, gj):
+def _sync_flags(ps, sm, base, t):
+    """Clear the pair-list fields of flags the timing model cleared (recorded as releases).
+
+    A warp that starts in a slot starts active and not isolated, and the
+    deadlock breaker reactivates every stalled warp; the pair list hears of
+    it, before CIAO looks at the slot again, as Algorithm 1's release.
+    """
+    for s in range(ps.p[P_W]):
+        g = base + s
+        if ps.warp[g] < 0:
+            continue
+        if ps.f1[g] >= 0 and not ps.blocked[g]:
+            ps.f1[g] = -1
+            ps.f1gw[g] = -1
+            if _logs(ps, sm):
+                _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, ciao_pair_list.ACT_REACTIVATE, t)
+        if ps.f1[g] < 0 and ps.f0[g] >= 0 and not ps.redirect[g]:
+            ps.f0[g] = -1
+            ps.f0gw[g] = -1
+            if _logs(ps, sm):
+                _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, ciao_pair_list.ACT_UNISOLATE, t)
+
+
+@nb.njit(cache=True, nogil=True)
+def _isolate(ps, sm, base, s, gj, t):
     """Algorithm 1, lines 21-27: warp ``s`` (IRS over the high cut-off) acts on its interferer ``gj``.
 
     CIAO-T stalls it; CIAO-P redirects it to the shared-memory cache (once);
     CIAO-C redirects it, or stalls it when it is already redirected. Without a
     shared-memory cache on the SM, CIAO-P and CIAO-C stall as CIAO-T does.
+    The pair list hears a trigger (op 1) where it decides as Algorithm 1 does,
+    a stall (op 3) where CIAO-T's rule applies.
     """
     mode = ps.p[P_MODE]
-    if mode != MODE_CIAO_T and ps.smem_lines[sm] > 0 and not ps.redirect[gj]:
+    smem = ps.smem_lines[sm] > 0
+    if mode != MODE_CIAO_T and smem and not ps.redirect[gj]:
         ps.redirect[gj] = 1
         ps.f0[gj] = s
         ps.f0gw[gj] = ps.warp[base + s]
         ps.st[S_REDIRECTS] += 1
+        if _logs(ps, sm):
+            _rec_pl(ps, ciao_pair_list.OP_TRIGGER, gj, gj - base, s, ciao_pair_list.ACT_ISOLATE, t)
         return
-    if mode == MODE_CIAO_P and ps.smem_lines[sm] > 0:
+    if mode == MODE_CIAO_P and smem:
         return  # already redirected: CIAO-P has nothing more to do
     ps.blocked[gj] = 1
     ps.f1[gj] = s
     ps.f1gw[gj] = ps.warp[base + s]
     ps.st[S_STALLS] += 1
+    if _logs(ps, sm):
+        op = ciao_pair_list.OP_TRIGGER if mode == MODE_CIAO_C and smem else ciao_pair_list.OP_STALL
+        _rec_pl(ps, op, gj, gj - base, s, ciao_pair_list.ACT_STALL, t)
 
 
 @nb.njit(cache=True, nogil=True)
-def _epochs(ps, sm):
+def _epochs(ps, sm, t):
     """Algorithm 1 at the end of low / high cut-off epochs of ``sm`` (release first, then trigger)."""
     p = ps.p
     W = p[P_W]
@@ -168,35 +297,49 @@ def _epochs(ps, sm):
         ps.nhigh[sm] = (n // p[P_HI_E] + 1) * p[P_HI_E]
     active = ps.resident[sm]
     base = sm * W
+    log = _logs(ps, sm)
+    if log:
+        _rec_irs(ps, sm, ciao_irs.TX_EPOCH, 0, 1 if low else 0, 1 if high else 0, t)
+    _sync_flags(ps, sm, base, t)
     if low:
         for s in range(W):
             g = base + s
             if ps.warp[g] < 0:
                 continue
             if ps.blocked[g]:  # lines 4-10: a stalled warp is reactivated
-                if _still_interfered(ps, base, ps.f1[g], ps.f1gw[g], n, active):
+                if _still_interfered(ps, sm, base, ps.f1[g], ps.f1gw[g], n, active, t):
                     continue  # warp k still suffers and still runs
                 ps.blocked[g] = 0
                 ps.f1[g] = -1
                 ps.f1gw[g] = -1
                 ps.st[S_REACTIVATIONS] += 1
+                if log:
+                    _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, ciao_pair_list.ACT_REACTIVATE, t)
             elif ps.redirect[g]:  # lines 11-17: a redirected warp goes back to the L1D
-                if _still_interfered(ps, base, ps.f0[g], ps.f0gw[g], n, active):
+                if _still_interfered(ps, sm, base, ps.f0[g], ps.f0gw[g], n, active, t):
                     continue
                 ps.redirect[g] = 0
                 ps.f0[g] = -1
                 ps.f0gw[g] = -1
                 ps.st[S_RETURNS] += 1
+                if log:
+                    _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, ciao_pair_list.ACT_UNISOLATE, t)
     if high:
         for s in range(W):
             g = base + s
-            if ps.warp[g] < 0 or ps.blocked[g] or not _over(ps.hits[g], n, active, p[P_HI_P], p[P_HI_Q]):
+            if ps.warp[g] < 0 or ps.blocked[g]:
+                continue
+            if log:
+                _rec_irs(ps, sm, ciao_irs.TX_QUERY, s, 0, 0, t)
+            if not _over(ps.hits[g], n, active, p[P_HI_P], p[P_HI_Q]):
                 continue
             j = ps.ilw[g]
+            if log:
+                _rec_il(ps, ciao_interference.TX_LOOKUP, s, j, ps.ilc[g], t)
             gj = base + j
             if j == s or ps.warp[gj] < 0 or ps.blocked[gj]:
                 continue
-            _isolate(ps, sm, base, s, gj)
+            _isolate(ps, sm, base, s, gj, t)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -244,18 +387,20 @@ def _enter(ps, a):
         return np.int64(-1)
     sm = a.c
     if ps.kern[sm] != a.kernel:
-        _new_kernel(ps, sm, a.kernel)
+        _new_kernel(ps, sm, a.kernel, a.t)
     if ps.p[P_MODE] == MODE_CCWS:
         _ccws_decay(ps, sm)
     else:
-        _epochs(ps, sm)
+        _epochs(ps, sm, a.t)
     return _slot(ps, sm, a.cta, a.warp)
 
 
 @nb.njit(cache=True, nogil=True)
 def sched_on_hit(ps, a):
-    """An L1 hit: epochs and decay only."""
-    _enter(ps, a)
+    """An L1 hit, or a hit in the shared-memory cache (``a.set = -1``): epochs and decay only."""
+    s = _enter(ps, a)
+    if a.set < 0 and s >= 0 and _logs(ps, a.c):
+        _rec_smem(ps, a.c, ciao_smem.TX_REQUEST, a.line, s, 0, a.t)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -288,6 +433,8 @@ def sched_on_evict(ps, a, way, line, dirty):
     ps.vwid[e] = wid
     ps.vptr[si] = (ps.vptr[si] + 1) % ways
     ps.st[S_INSERTS] += 1
+    if _logs(ps, sm):
+        _rec_vta(ps, ciao_vta.TX_INSERT, o, line, wid, 0, 0, a.t)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -301,19 +448,30 @@ def sched_on_miss(ps, a):
     ways = ps.p[P_WAYS]
     g = sm * W + s
     ps.st[S_PROBES] += 1
+    log = _logs(ps, sm)
+    if log and a.set < 0:  # a redirected load's miss: it takes an MSHR with the shared-memory address
+        _rec_smem(ps, sm, ciao_smem.TX_REQUEST, a.line, s, 1, a.t)
     by = np.int64(-1)
+    hit_way = np.int64(0)
     for w in range(ways):
         e = g * ways + w
         if ps.vvalid[e] and ps.vline[e] == a.line:
             ps.vvalid[e] = 0
             by = ps.vwid[e]
+            hit_way = w
             break
+    if log:
+        _rec_vta(ps, ciao_vta.TX_PROBE, s, a.line, max(by, 0), 1 if by >= 0 else 0, hit_way, a.t)
     if by < 0:
         return np.int64(0)
     ps.st[S_VTA_HITS] += 1
+    if log:
+        _rec_irs(ps, sm, ciao_irs.TX_HIT, s, 0, 0, a.t)
     ps.hits[g] += 1
     if ps.p[P_MODE] != MODE_CCWS:
         ps.ilw[g], ps.ilc[g] = _il_update(ps.ilw[g], ps.ilc[g], by, ps.p[P_IL_TOP])
+        if log:
+            _rec_il(ps, ciao_interference.TX_UPDATE, s, by, 0, a.t)
         return np.int64(0)
     total = np.int64(0)
     for s2 in range(W):
@@ -335,9 +493,12 @@ class _VtaScheduler(Policy):
 
     mode = MODE_CIAO_T
 
-    def __init__(self, vta_ways: int) -> None:
+    def __init__(self, vta_ways: int, log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
         check_vta_params(1, vta_ways, VTA_LINE_BITS)
         self.vta_ways = vta_ways
+        self.log_sm = -1 if log_sm is None else int(log_sm)
+        self.log_capacity = int(log_capacity)
+        self._recorders: dict[str, Recorder] = {}
         self._state: SchedState | None = None
         self._n = 0
         self._cfg: CacheConfig | None = None
@@ -359,7 +520,14 @@ class _VtaScheduler(Policy):
         p = self._params()
         p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE]] = (W, self.vta_ways, lines, cfg.assoc, self.mode)
         p[P_IL_TOP] = (1 << IL_COUNTER_BITS) - 1
+        p[P_LOG_SM] = self.log_sm
         per_slot = n * W
+        cap = self.log_capacity if self.log_sm >= 0 and W > 0 else 0
+        self._recorders = {name: Recorder(unit.TRANSACTION_DTYPE, cap) for name, unit in RECORDERS.items()}
+        logs = {}
+        for field, name in zip(SchedState._fields[-10::2], RECORDERS, strict=True):
+            logs[field] = self._recorders[name].log
+            logs["n" + field[2:]] = self._recorders[name].count
         self._state = SchedState(
             **views, owner=np.full(n * lines, -1, np.int64),
             vline=np.zeros(per_slot * self.vta_ways, np.int64),
@@ -371,7 +539,7 @@ class _VtaScheduler(Policy):
             f1=np.full(per_slot, -1, np.int64), f1gw=np.full(per_slot, -1, np.int64),
             score=np.zeros(per_slot, np.int64), kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64), p=p,
-            st=np.zeros(len(STAT_NAMES), np.int64))
+            st=np.zeros(len(STAT_NAMES), np.int64), **logs)
         return make_hooks(self._state, on_hit=sched_on_hit, on_miss=sched_on_miss, on_fill=sched_on_fill,
                           on_evict=sched_on_evict)
 
@@ -387,6 +555,16 @@ class _VtaScheduler(Policy):
             raise ValueError(f"max_warps_per_sm: {self.name} indexes warps by a 6-bit WID (at most 64 "
                              f"warps per SM), not {len(ctl.blocked) // self._n}")
         return {"l1": self._build(ctl)}
+
+    def take_transactions(self) -> dict[str, np.ndarray]:
+        """SM ``log_sm``'s transactions of each unit since the last call (names: :data:`RECORDERS`).
+
+        Raises
+        ------
+        RuntimeError
+            If a log overflowed its capacity (take them more often).
+        """
+        return {name: rec.take() for name, rec in self._recorders.items()}
 
     def stats(self) -> dict[str, int | float]:
         st = self._state.st if self._state is not None else np.zeros(len(STAT_NAMES), np.int64)
@@ -415,6 +593,10 @@ class CiaoT(_VtaScheduler):
         Instructions of an SM per high / low cut-off epoch (5,000, 100), positive.
     vta_ways : int
         VTA tags per warp (8).
+    log_sm : int, optional
+        SM whose units' transactions the hooks record (module docstring); None records nothing.
+    log_capacity : int
+        Rows each transaction log holds between two :meth:`take_transactions`.
 
     Raises
     ------
@@ -424,15 +606,18 @@ class CiaoT(_VtaScheduler):
 
     name = "ciao-t"
     mode = MODE_CIAO_T
+    recorders = tuple(RECORDERS)
 
     def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
-                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, vta_ways: int = VTA_WAYS) -> None:
+                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, vta_ways: int = VTA_WAYS,
+                 log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
         self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
+        self.high_cutoff, self.low_cutoff = high_cutoff, low_cutoff
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
-        super().__init__(vta_ways)
+        super().__init__(vta_ways, log_sm, log_capacity)
 
     def _params(self) -> np.ndarray:
-        p = np.zeros(14, np.int64)
+        p = np.zeros(P_LOG_SM + 1, np.int64)
         p[[P_HI_P, P_HI_Q, P_LO_P, P_LO_Q]] = (self.hi.numerator, self.hi.denominator, self.lo.numerator,
                                                self.lo.denominator)
         p[[P_HI_E, P_LO_E]] = (self.high_epoch, self.low_epoch)
@@ -509,6 +694,6 @@ class CCWS(_VtaScheduler):
         super().__init__(vta_ways)
 
     def _params(self) -> np.ndarray:
-        p = np.zeros(14, np.int64)
+        p = np.zeros(P_LOG_SM + 1, np.int64)
         p[[P_BASE, P_KVC]] = (self.base_score, self.k_vc)
         return p

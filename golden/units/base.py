@@ -23,7 +23,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-__all__ = ["UnitModel", "log_dtype", "port_dtype", "CONTEXT_FIELDS"]
+__all__ = ["UnitModel", "log_dtype", "port_dtype", "CONTEXT_FIELDS", "transaction_log", "put_columns",
+           "one_per_cycle"]
 
 #: Context columns of a cycle log (not ports): where in the workload each row came from.
 CONTEXT_FIELDS = [("ctx_access", "<i8")]
@@ -42,6 +43,49 @@ def log_dtype(inputs: dict[str, int], outputs: dict[str, int]) -> np.dtype:
     fields = [(name, port_dtype(w)) for name, w in inputs.items()]
     fields += [(f"exp_{name}", port_dtype(w)) for name, w in outputs.items()]
     return np.dtype(fields)
+
+
+def transaction_log(model: UnitModel, transactions: np.ndarray, extra: int = 0) -> np.ndarray:
+    """An empty cycle log for one row per transaction, then ``extra`` + 1 more, with ``ctx_access``.
+
+    Row *k* < ``len(transactions)`` gets transaction *k*'s ``access``; the rows
+    after it the last transaction's (the last row answers the last transaction,
+    so logs of consecutive slices concatenate).
+    """
+    n = len(transactions)
+    log = np.zeros(n + extra + 1, model.cycle_log_dtype)
+    if n:
+        log["ctx_access"][:n] = transactions["access"]
+        log["ctx_access"][n:] = transactions["access"][-1]
+    return log
+
+
+def put_columns(log: np.ndarray, transactions: np.ndarray, when: np.ndarray, ports: dict[str, str | None],
+                shift: int = 0) -> None:
+    """Write transaction *k*'s columns into row *k* + ``shift`` of ``log`` where ``when[k]`` (0 elsewhere).
+
+    ``ports`` maps a log column to a transaction column, or to None for
+    ``when`` itself (a valid bit).
+    """
+    rows = slice(shift, shift + len(transactions))
+    for port, col in ports.items():
+        log[port][rows] = when if col is None else np.where(when, transactions[col], 0)
+
+
+def one_per_cycle(model: UnitModel, transactions: np.ndarray, inputs: list[tuple[np.ndarray, dict]],
+                  outputs: list[tuple[np.ndarray, dict]]) -> np.ndarray:
+    """The cycle log of a latency-1 unit that takes one transaction a cycle, then an idle row.
+
+    Transaction *k* drives row *k*: each ``(when, ports)`` of ``inputs`` is
+    written by :func:`put_columns`; each of ``outputs`` is the expected output
+    of row *k* + 1.
+    """
+    log = transaction_log(model, transactions)
+    for when, ports in inputs:
+        put_columns(log, transactions, when, ports)
+    for when, ports in outputs:
+        put_columns(log, transactions, when, ports, 1)
+    return log
 
 
 class UnitModel(ABC):

@@ -45,23 +45,44 @@ epoch outputs at the edge (over the cycle's own counts).
 Which warp is tested at an epoch end (ciao18: the warp at the front of the
 warp list, one per epoch) is the scheduler's choice; the unit answers one
 query per cycle.
+
+Whole-workload logs: the ciao18 policies (``log_sm``) record SM
+``log_sm``'s kernel starts, VTA hits, cut-off tests (with the result the
+policy used) and the epochs they acted on, each with the SM's instruction
+count since the kernel started and its active warps
+(:data:`TRANSACTION_DTYPE`). :meth:`IrsUnit.cycle_log` feeds the
+instructions between two transactions at ``issue_width`` a cycle, then
+the transaction in a cycle of its own; it refuses a log in which the
+policy acts on an epoch the unit's sampler has not ended.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 
+import numpy as np
+
 from golden.units.base import UnitModel
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
 __all__ = ["IrsUnit", "cutoff_fraction", "over_cutoff", "over_pq", "irs", "IRS_WARPS", "IRS_COUNTER_BITS",
-           "HIGH_CUTOFF", "LOW_CUTOFF", "HIGH_EPOCH", "LOW_EPOCH", "check_irs_params"]
+           "HIGH_CUTOFF", "LOW_CUTOFF", "HIGH_EPOCH", "LOW_EPOCH", "check_irs_params", "TRANSACTION_DTYPE",
+           "TX_KERNEL", "TX_HIT", "TX_QUERY", "TX_EPOCH"]
 
 #: ciao18 Sections IV-A and V-F.
 IRS_WARPS, IRS_COUNTER_BITS = 48, 32
 HIGH_CUTOFF, LOW_CUTOFF, HIGH_EPOCH, LOW_EPOCH = 0.01, 0.005, 5000, 100
 #: Largest denominator of a cut-off's fraction.
 MAX_DENOMINATOR = 1 << 16
+
+#: Transaction kinds: a kernel start, a VTA hit, a cut-off test, an epoch end the policy acted on.
+TX_KERNEL, TX_HIT, TX_QUERY, TX_EPOCH = 0, 1, 2, 3
+#: One transaction as the golden policy records it: the kind, the warp, ``inst`` (the SM's warp
+#: instructions since the kernel started), ``active`` warps, a test's results, which epochs
+#: (``low``, ``high``) an epoch transaction acted on, and the access's position in the stream.
+TRANSACTION_DTYPE = np.dtype([("kind", "u1"), ("wid", "u1"), ("inst", "<i8"), ("active", "u1"),
+                              ("over_high", "u1"), ("over_low", "u1"), ("low", "u1"), ("high", "u1"),
+                              ("access", "<i8")])
 
 
 def cutoff_fraction(name: str, cutoff: object) -> Fraction:
@@ -174,3 +195,89 @@ class IrsUnit(UnitModel):
             self.epoch[k] = int(s >= length)
             self.samplers[k] = s - length if s >= length else s
         return out
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of recorded transactions (:data:`TRANSACTION_DTYPE`; module docstring).
+
+        Before transaction *k*, rows with ``inst`` = ``issue_width`` (the last
+        with the rest) bring the unit's instruction count to the
+        transaction's; a kernel start, hit or test then takes a row of its
+        own (``active`` is held from the last test), and a test's recorded
+        results are the expected outputs of the next row. The epoch outputs
+        follow from the instructions fed.
+
+        Raises
+        ------
+        ValueError
+            If the instruction count goes back within a kernel, or the policy
+            acted on a low / high epoch that the unit's sampler did not end
+            since the last one it acted on.
+        """
+        tx = transactions
+        self._check_epochs(tx)
+        tx = tx[tx["kind"] != TX_EPOCH]
+        kind = tx["kind"]
+        inst = tx["inst"].astype(np.int64)
+        kernel = kind == TX_KERNEL
+        prev = np.concatenate(([0], inst[:-1]))
+        prev[np.flatnonzero(kernel[:-1]) + 1] = 0
+        delta = np.where(kernel, 0, inst - prev)
+        if (delta < 0).any():
+            k = int(np.flatnonzero(delta < 0)[0])
+            raise ValueError(f"transaction {k}: the instruction count goes back from {prev[k]} to {inst[k]}")
+        w = self.issue_width
+        fill = -(-delta // w)  # instruction rows before each transaction
+        per = fill + 1
+        start = np.cumsum(per) - per  # first row of each transaction's block
+        r = start + fill  # the transaction's own row
+        n_rows = int(per.sum()) + 1
+        log = np.zeros(n_rows, self.cycle_log_dtype)
+        # Instruction rows: ``w`` each, the block's last one the rest.
+        owner = np.repeat(np.arange(len(tx)), fill)
+        irow = np.arange(len(owner)) + np.repeat(start - (np.cumsum(fill) - fill), fill)
+        left = delta[owner] - (irow - start[owner]) * w
+        log["inst"][irow] = np.minimum(left, w)
+        log["kernel_start"][r] = kernel
+        hit = kind == TX_HIT
+        log["hit__valid"][r] = hit
+        log["hit__wid"][r] = np.where(hit, tx["wid"], 0)
+        q = kind == TX_QUERY
+        log["s1_q__valid"][r] = q
+        log["s1_q__wid"][r] = np.where(q, tx["wid"], 0)
+        # ``active`` is held from one test to the next (the unit reads it only with a test).
+        held = np.full(n_rows, -1, np.int64)
+        held[r[q]] = np.arange(int(q.sum()))
+        held = np.maximum.accumulate(held)
+        log["active"] = np.where(held >= 0, tx["active"][q][np.maximum(held, 0)], 0) if q.any() else 0
+        log["exp_s2_q__valid"][r[q] + 1] = 1
+        log["exp_s2_q__over_high"][r[q] + 1] = tx["over_high"][q]
+        log["exp_s2_q__over_low"][r[q] + 1] = tx["over_low"][q]
+        # Epoch outputs: the sampler crosses a multiple of the epoch at a row's edge.
+        fed = log["inst"].astype(np.int64)
+        ks_row = log["kernel_start"] != 0
+        cum = np.cumsum(fed)
+        base = np.maximum.accumulate(np.where(ks_row, np.arange(n_rows), -1))
+        after = cum - np.where(base >= 0, cum[np.maximum(base, 0)], 0)
+        for port, length in (("exp_epoch_low", self.low_epoch), ("exp_epoch_high", self.high_epoch)):
+            crossed = (after // length > (after - fed) // length) & ~ks_row
+            log[port][1:] = crossed[:-1]
+        if len(tx):
+            log["ctx_access"][:-1] = np.repeat(tx["access"], per)
+            log["ctx_access"][-1] = tx["access"][-1]
+        return log
+
+    def _check_epochs(self, tx: np.ndarray) -> None:
+        """Every epoch the policy acted on ended in the unit's sampler since the last one it acted on."""
+        kernel = np.cumsum(tx["kind"] == TX_KERNEL)
+        ep = np.flatnonzero(tx["kind"] == TX_EPOCH)
+        for flag, length in (("low", self.low_epoch), ("high", self.high_epoch)):
+            acted = ep[tx[flag][ep] != 0]
+            n = tx["inst"][acted].astype(np.int64)
+            prev = np.concatenate(([0], n[:-1]))
+            prev[np.concatenate(([True], kernel[acted][1:] != kernel[acted][:-1]))] = 0
+            bad = np.flatnonzero(n // length <= prev // length)
+            if bad.size:
+                k = int(acted[bad[0]])
+                raise ValueError(f"transaction {k}: the policy acted on a {flag} epoch at "
+                                 f"{int(n[bad[0]])} instructions, but the unit's {length}-instruction "
+                                 f"sampler ended none since {int(prev[bad[0]])}")

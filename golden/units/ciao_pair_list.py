@@ -21,6 +21,11 @@ IRS (``rtl.ciao.IrsUnit``) and the warp list are the scheduler's:
   field 1 cleared (action 3); else if I = 1, send its requests back to
   L1D: I = 0, field 0 cleared (action 4); else nothing (action 0).
 
+* **stall** (op 3, lines 26-27 alone: a machine without the
+  shared-memory path, i.e. CIAO-T, or a kernel that leaves no shared
+  memory for the cache, where CIAO-P and CIAO-C act as CIAO-T): stall
+  ``wid`` whatever I is: V = 0, field 1 = ``src`` (action 2).
+
 A cleared field holds all ones (Algorithm 1's -1); a field is meaningful
 only while its flag says so (field 0 while I = 1, field 1 while V = 0),
 so the value 63 is never ambiguous. After reset every warp is active, not
@@ -35,25 +40,38 @@ Protocol (latency 1, one command per cycle, never stalls): a command
 taken in cycle *t* decides from the flags during *t*; the flags and the
 field are written at the edge ending *t*, and in *t* + 1 the unit shows
 the action and warp ``wid``'s flags and fields after the command.
-Op 3 is a read.
+
+Whole-workload logs: the ciao18 policies (``log_sm``) record SM
+``log_sm``'s commands with the action and the flags and fields after
+them (:data:`TRANSACTION_DTYPE`), including the releases that bring the
+unit in line with flags the warp scheduler cleared itself (a new warp in
+a slot starts active and not isolated; the timing model clears every
+stall when only stalled warps could issue); :meth:`PairList.cycle_log`
+gives each its own cycle.
 """
 
 from __future__ import annotations
 
-from golden.units.base import UnitModel
+import numpy as np
+
+from golden.units.base import UnitModel, one_per_cycle
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
-__all__ = ["PairList", "PL_ENTRIES", "OP_READ", "OP_TRIGGER", "OP_RELEASE", "ACT_NONE", "ACT_ISOLATE",
-           "ACT_STALL", "ACT_REACTIVATE", "ACT_UNISOLATE", "CLEARED"]
+__all__ = ["PairList", "PL_ENTRIES", "OP_READ", "OP_TRIGGER", "OP_RELEASE", "OP_STALL", "TRANSACTION_DTYPE",
+           "ACT_NONE", "ACT_ISOLATE", "ACT_STALL", "ACT_REACTIVATE", "ACT_UNISOLATE", "CLEARED"]
 
 #: ciao18 Section V-F: 64 entries of 6 + 6 bits.
 PL_ENTRIES = 64
 #: Commands.
-OP_READ, OP_TRIGGER, OP_RELEASE = 0, 1, 2
+OP_READ, OP_TRIGGER, OP_RELEASE, OP_STALL = 0, 1, 2, 3
 #: Actions shown in ``s2_cmd__act``.
 ACT_NONE, ACT_ISOLATE, ACT_STALL, ACT_REACTIVATE, ACT_UNISOLATE = range(5)
 #: A cleared field (Algorithm 1's -1 in 6 bits).
 CLEARED = (1 << WID_BITS) - 1
+#: One command as the golden policy records it, with the action and warp ``wid``'s flags and fields
+#: after it (the unit's outputs in the next cycle), and the access's position in the stream.
+TRANSACTION_DTYPE = np.dtype([("op", "u1"), ("wid", "u1"), ("src", "u1"), ("act", "u1"), ("v", "u1"),
+                              ("i", "u1"), ("f0", "u1"), ("f1", "u1"), ("access", "<i8")])
 
 
 class PairList(UnitModel):
@@ -94,8 +112,8 @@ class PairList(UnitModel):
         if s1_cmd__valid:
             w = check_input("s1_cmd__wid", s1_cmd__wid, self.entries)
             act = ACT_NONE
-            if s1_cmd__op == OP_TRIGGER:
-                if self.i[w]:
+            if s1_cmd__op in (OP_TRIGGER, OP_STALL):
+                if self.i[w] or s1_cmd__op == OP_STALL:
                     self.v[w], self.f[w][1], act = 0, s1_cmd__src, ACT_STALL
                 else:
                     self.i[w], self.f[w][0], act = 1, s1_cmd__src, ACT_ISOLATE
@@ -106,3 +124,14 @@ class PairList(UnitModel):
                     self.i[w], self.f[w][0], act = 0, CLEARED, ACT_UNISOLATE
             self.s2 = (w, act)
         return out
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of recorded commands (:data:`TRANSACTION_DTYPE`): one cycle each, then an idle one.
+
+        Command *k* is driven in row *k*; its recorded action, flags and
+        fields are the expected outputs of row *k* + 1.
+        """
+        every = np.ones(len(transactions), bool)
+        ins = {"s1_cmd__valid": None, **{f"s1_cmd__{f}": f for f in ("op", "wid", "src")}}
+        outs = {"exp_s2_cmd__valid": None, **{f"exp_s2_cmd__{f}": f for f in ("act", "v", "i", "f0", "f1")}}
+        return one_per_cycle(self, transactions, [(every, ins)], [(every, outs)])

@@ -47,14 +47,32 @@ in *t* + 1; its MSHR write lands at the edge ending *t*, and a fill in *t*
 reads the entry at that edge, after the write (a fill in the cycle of
 its own allocation sees it). After reset the mask, offsets and MSHR
 fields are 0.
+
+Whole-workload logs: the CIAO-P and CIAO-C policies (``log_sm``) record,
+for SM ``log_sm``, each kernel's cache size (``blocks`` of the timing
+model's shared-memory cache) and each redirected load the policy's hooks
+see: a hit in the cache (``on_hit``) and a miss that takes an MSHR of its
+own (``on_miss``), with the warp's slot as WID and the block the timing
+model used (:data:`TRANSACTION_DTYPE`). :meth:`SmemTranslate.cycle_log`
+writes the configuration (:func:`cache_layout`: the cache at the top of
+the SM's shared memory), gives each request its own cycle, takes MSHR
+entries round robin for the misses and reads each back (its fill)
+``mshr_entries // 2`` cycles later; it refuses a log in which a
+translated data address is not the block the timing model used. The
+hooks see neither the timing model's MSHR entries and fills, nor a
+migration from the L1D or a load merged into a pending MSHR, so those are
+not in the log.
 """
 
 from __future__ import annotations
 
-from golden.units.base import UnitModel
+import numpy as np
+
+from golden.units.base import UnitModel, transaction_log
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
-__all__ = ["SmemTranslate", "translate", "cache_rows", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
+__all__ = ["SmemTranslate", "translate", "cache_rows", "cache_layout", "TRANSACTION_DTYPE", "TX_CONFIG",
+           "TX_REQUEST", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
            "TAG_WORD_BITS"]
 
 #: ciao18 Fig. 7c: 32-bit global addresses, F3 B4 G1 R8 = a 16-bit shared-memory byte address (64 KB).
@@ -65,6 +83,14 @@ BLOCK_BITS = F_BITS + B_BITS  # 128-byte blocks
 TAG_WORD_BITS = GLOBAL_ADDR_BITS - BLOCK_BITS + WID_BITS
 #: MSHR entries of the L1D (GTX480), each with the 16-bit field: 64 B.
 MSHR_ENTRIES = 32
+
+#: Transaction kinds: a kernel's cache configuration, a redirected load.
+TX_CONFIG, TX_REQUEST = 0, 1
+#: One transaction as the golden policy records it: the kind, the line (128-byte blocks), the
+#: warp's slot (WID), whether the load took an MSHR (a miss), the block of the timing model's cache
+#: it used, the cache's blocks (configuration), and the access's position in the stream.
+TRANSACTION_DTYPE = np.dtype([("kind", "u1"), ("line", "<i8"), ("wid", "u1"), ("alloc", "u1"),
+                              ("block", "<i8"), ("blocks", "<i8"), ("access", "<i8")])
 
 
 def cache_rows(unused_bytes: int) -> int:
@@ -85,6 +111,21 @@ def cache_rows(unused_bytes: int) -> int:
     return best
 
 
+def cache_layout(blocks: int, smem_bytes: int) -> tuple[int, int, int]:
+    """``(mask, data_off, tag_off)`` of ``blocks`` blocks at the top of ``smem_bytes`` of shared memory.
+
+    The tag rows (``ceil(rows / 32)``) are the last rows of the SM's shared
+    memory and the ``rows = blocks / 2`` data rows lie just below them (our
+    choice; ciao18 reserves the unused space through the SMMT and does not
+    say where). No cache (0 blocks): all zero.
+    """
+    rows = blocks // 2
+    if rows == 0:
+        return 0, 0, 0
+    tag_off = smem_bytes // (1 << (BLOCK_BITS + G_BITS)) - -(-rows // 32)
+    return rows - 1, (tag_off - rows) & 0xFF, tag_off & 0xFF
+
+
 def translate(addr: int, wid: int, mask: int, data_off: int, tag_off: int) -> tuple[int, int, int]:
     """``(data address, tag address, tag word)`` of a global address (formulas in the module docstring)."""
     fb = addr & ((1 << BLOCK_BITS) - 1)
@@ -102,6 +143,8 @@ class SmemTranslate(UnitModel):
     ----------
     mshr_entries : int
         MSHR entries of the L1D (32), a power of 2.
+    smem_bytes : int
+        Shared memory of the SM (48 KB, up to 64 KB), where :meth:`cycle_log` places the cache.
 
     Raises
     ------
@@ -109,11 +152,12 @@ class SmemTranslate(UnitModel):
         For an unusable parameter.
     """
 
-    def __init__(self, *, mshr_entries: int = MSHR_ENTRIES) -> None:
+    def __init__(self, *, mshr_entries: int = MSHR_ENTRIES, smem_bytes: int = 48 * 1024) -> None:
         check_int("mshr_entries", mshr_entries, 1, 1024)
         if mshr_entries & (mshr_entries - 1):
             raise ValueError(f"mshr_entries: must be a power of 2, not {mshr_entries}")
         self.mshr_entries = mshr_entries
+        self.smem_bytes = check_int("smem_bytes", smem_bytes, 0, 1 << SMEM_ADDR_BITS)
         mb = max(1, (mshr_entries - 1).bit_length())
         self.inputs = {"cfg__valid": 1, "cfg__mask": R_BITS, "cfg__data_off": R_BITS, "cfg__tag_off": R_BITS,
                        "s1_req__valid": 1, "s1_req__addr": GLOBAL_ADDR_BITS, "s1_req__wid": WID_BITS,
@@ -150,3 +194,59 @@ class SmemTranslate(UnitModel):
         if cfg__valid:
             self.cfg = (cfg__mask, cfg__data_off, cfg__tag_off)
         return out
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of recorded transactions (:data:`TRANSACTION_DTYPE`; module docstring).
+
+        Raises
+        ------
+        ValueError
+            If a request's data address is not in the block the timing model used.
+        """
+        tx = transactions
+        n = len(tx)
+        delay = self.mshr_entries // 2
+        log = transaction_log(self, tx, delay)
+        cfg = tx["kind"] == TX_CONFIG
+        layout = np.array([cache_layout(int(b), self.smem_bytes) for b in tx["blocks"][cfg]],
+                          np.int64).reshape(-1, 3)
+        log["cfg__valid"][:n] = cfg
+        for j, port in enumerate(("cfg__mask", "cfg__data_off", "cfg__tag_off")):
+            log[port][:n][cfg] = layout[:, j]
+        # The configuration each request is translated with (the last one before it).
+        last = np.maximum.accumulate(np.where(cfg, np.arange(n), -1))
+        k = np.flatnonzero(tx["kind"] == TX_REQUEST)
+        c = np.cumsum(cfg) - 1  # index into ``layout`` of the last configuration
+        if (last[k] < 0).any():
+            raise ValueError(f"transaction {int(k[last[k] < 0][0])}: a request before any configuration")
+        mask, data_off, tag_off = (layout[c[k], j] for j in range(3))
+        addr = tx["line"][k] << BLOCK_BITS
+        wide = np.flatnonzero(addr >> GLOBAL_ADDR_BITS)
+        if wide.size:
+            j = k[wide[0]]
+            raise ValueError(f"transaction {int(j)}: line {int(tx['line'][j])} needs more than the unit's "
+                             f"{GLOBAL_ADDR_BITS} address bits")
+        data, tag_addr, tag = translate(addr, tx["wid"][k].astype(np.int64), mask, data_off, tag_off)
+        block = (((data >> 8) - data_off) & 0xFF) << 1 | (data >> BLOCK_BITS) & 1
+        bad = np.flatnonzero(block != tx["block"][k])
+        if bad.size:
+            j = k[bad[0]]
+            raise ValueError(f"transaction {int(j)}: line {int(tx['line'][j])} translates to block "
+                             f"{int(block[bad[0]])}, the timing model used {int(tx['block'][j])}")
+        log["s1_req__valid"][k] = 1
+        log["s1_req__addr"][k] = addr
+        log["s1_req__wid"][k] = tx["wid"][k]
+        log["exp_s2_req__valid"][k + 1] = 1
+        log["exp_s2_req__data_addr"][k + 1] = data
+        log["exp_s2_req__tag_addr"][k + 1] = tag_addr
+        log["exp_s2_req__tag"][k + 1] = tag
+        alloc = tx["alloc"][k] != 0
+        ka = k[alloc]
+        entry = np.arange(len(ka)) % self.mshr_entries
+        log["s1_req__alloc"][ka] = 1
+        log["s1_req__mshr"][ka] = entry
+        log["s1_fill__valid"][ka + delay] = 1
+        log["s1_fill__mshr"][ka + delay] = entry
+        log["exp_s2_fill__valid"][ka + delay + 1] = 1
+        log["exp_s2_fill__addr"][ka + delay + 1] = data[alloc]
+        return log

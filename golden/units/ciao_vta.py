@@ -10,6 +10,7 @@ interference list and the IRS unit are told about).
 
 Ports (the RTL ``rtl.ciao.Vta`` has the same)::
 
+    in   kernel_start                                       a kernel starts: every entry invalid
     in   s1_ins__valid, __set [6], __line [41], __wid [6]   an L1D eviction
     in   s1_probe__valid, __set [6], __line [41]            an L1D miss of warp ``set``
     out  s2_probe__valid, __hit, __way [3], __wid [6]       the previous cycle's probe
@@ -23,22 +24,40 @@ edge's writes (the insertion of *t* and the invalidation below), and in
 hit **invalidates** the entry at the edge ending *t* + 1 (a lost line is
 counted once; our choice, ciao18 does not say), unless that edge's
 insertion writes the same entry (the insertion wins). ``hit``, ``way``
-and ``wid`` are 0 without a hit.
+and ``wid`` are 0 without a hit. ``kernel_start`` in *t* invalidates
+every entry and resets every FIFO pointer at the edge ending *t*, over
+that edge's insertion and invalidation (the golden policies clear the VTA
+when a kernel starts on the SM, as the IRS unit's counters; the valid bits
+and pointers are registers, so the clear is one cycle).
+
+Whole-workload logs: the ciao18 policies (``golden/policies/ciao18.py``,
+``log_sm``) record SM ``log_sm``'s insertions, probes (with the hit, way
+and evicting WID they found) and kernel starts as :data:`TRANSACTION_DTYPE`
+rows; :meth:`Vta.cycle_log` gives each its own cycle.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from golden.units.base import UnitModel
+from golden.units.base import UnitModel, one_per_cycle
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
-__all__ = ["Vta", "VTA_WARPS", "VTA_WAYS", "VTA_LINE_BITS", "check_vta_params"]
+__all__ = ["Vta", "VTA_WARPS", "VTA_WAYS", "VTA_LINE_BITS", "check_vta_params", "TRANSACTION_DTYPE",
+           "TX_INSERT", "TX_PROBE", "TX_KERNEL"]
 
 #: ciao18 Table I: 48 sets (one per warp), 8 tags per set.
 VTA_WARPS, VTA_WAYS = 48, 8
 #: Line address width: 48-bit byte addresses of 128-byte lines (our choice; ciao18 gives none).
 VTA_LINE_BITS = 41
+
+#: Transaction kinds: an insertion (an L1D eviction), a probe (an L1D load miss), a kernel start.
+TX_INSERT, TX_PROBE, TX_KERNEL = 0, 1, 2
+#: One transaction as the golden policy records it: the kind, the set (the WID of the warp that
+#: brought the line in / the missing warp), the line, for an insertion the evicting warp's WID and
+#: for a probe what it found (hit, way, the entry's WID), and the access's position in the stream.
+TRANSACTION_DTYPE = np.dtype([("kind", "u1"), ("set", "u1"), ("line", "<i8"), ("wid", "u1"), ("hit", "u1"),
+                              ("way", "u1"), ("access", "<i8")])
 
 
 def check_vta_params(warps: object, ways: object, line_bits: object) -> None:
@@ -73,9 +92,9 @@ class Vta(UnitModel):
         check_vta_params(warps, ways, line_bits)
         self.warps, self.ways, self.line_bits = warps, ways, line_bits
         wb = max(1, (ways - 1).bit_length())
-        self.inputs = {"s1_ins__valid": 1, "s1_ins__set": WID_BITS, "s1_ins__line": line_bits,
-                       "s1_ins__wid": WID_BITS, "s1_probe__valid": 1, "s1_probe__set": WID_BITS,
-                       "s1_probe__line": line_bits}
+        self.inputs = {"kernel_start": 1, "s1_ins__valid": 1, "s1_ins__set": WID_BITS,
+                       "s1_ins__line": line_bits, "s1_ins__wid": WID_BITS, "s1_probe__valid": 1,
+                       "s1_probe__set": WID_BITS, "s1_probe__line": line_bits}
         self.outputs = {"s2_probe__valid": 1, "s2_probe__hit": 1, "s2_probe__way": wb,
                         "s2_probe__wid": WID_BITS}
         self.reset()
@@ -88,8 +107,8 @@ class Vta(UnitModel):
         self.s2 = None  # (set, line, row snapshot (valid, line, wid)) of the probe in stage 2
         self.events = {"insertions": 0, "probes": 0, "hits": 0}
 
-    def step(self, *, s1_ins__valid: int = 0, s1_ins__set: int = 0, s1_ins__line: int = 0,
-             s1_ins__wid: int = 0, s1_probe__valid: int = 0, s1_probe__set: int = 0,
+    def step(self, *, kernel_start: int = 0, s1_ins__valid: int = 0, s1_ins__set: int = 0,
+             s1_ins__line: int = 0, s1_ins__wid: int = 0, s1_probe__valid: int = 0, s1_probe__set: int = 0,
              s1_probe__line: int = 0) -> dict[str, int]:
         if s1_ins__valid:
             check_input("s1_ins__set", s1_ins__set, self.warps)
@@ -114,9 +133,30 @@ class Vta(UnitModel):
             self.valid[s, w], self.line[s, w], self.wid[s, w] = True, s1_ins__line, s1_ins__wid
             self.ptr[s] = (w + 1) % self.ways
             self.events["insertions"] += 1
+        if kernel_start:
+            self.valid[:] = False
+            self.ptr[:] = 0
         self.s2 = None
         if s1_probe__valid:
             s = s1_probe__set
             self.s2 = (s, s1_probe__line, (self.valid[s].copy(), self.line[s].copy(), self.wid[s].copy()))
             self.events["probes"] += 1
         return out
+
+    def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
+        """Cycle log of recorded transactions (:data:`TRANSACTION_DTYPE`): one cycle each, then an idle one.
+
+        Transaction *k* is driven in row *k*; a probe's recorded outcome is
+        the expected output of row *k* + 1 (the last row answers the last
+        transaction, so logs of consecutive slices concatenate).
+        """
+        kind = transactions["kind"]
+        prb = kind == TX_PROBE
+        return one_per_cycle(self, transactions, [
+            (kind == TX_KERNEL, {"kernel_start": None}),
+            (kind == TX_INSERT, {"s1_ins__valid": None, "s1_ins__set": "set", "s1_ins__line": "line",
+                                 "s1_ins__wid": "wid"}),
+            (prb, {"s1_probe__valid": None, "s1_probe__set": "set", "s1_probe__line": "line"})], [
+            (prb, {"exp_s2_probe__valid": None}),
+            (prb & (transactions["hit"] != 0), {"exp_s2_probe__hit": None, "exp_s2_probe__way": "way",
+                                                "exp_s2_probe__wid": "wid"})])

@@ -8,10 +8,10 @@ from amaranth.lib.wiring import In, Out
 
 from rtl.ciao.common import WID_BITS, require
 
-__all__ = ["PairList", "OP_READ", "OP_TRIGGER", "OP_RELEASE"]
+__all__ = ["PairList", "OP_READ", "OP_TRIGGER", "OP_RELEASE", "OP_STALL"]
 
-#: Commands (``s1_cmd.op``); 3 reads too.
-OP_READ, OP_TRIGGER, OP_RELEASE = 0, 1, 2
+#: Commands (``s1_cmd.op``).
+OP_READ, OP_TRIGGER, OP_RELEASE, OP_STALL = 0, 1, 2, 3
 #: Actions (``s2_cmd.act``).
 ACT_NONE, ACT_ISOLATE, ACT_STALL, ACT_REACTIVATE, ACT_UNISOLATE = range(5)
 CLEARED = (1 << WID_BITS) - 1
@@ -30,7 +30,8 @@ class PairList(wiring.Component):
     is isolated, else isolates it (I = 1, field 0 = ``src``); **release**
     (op 2) reactivates a stalled warp (V = 1, field 1 cleared), else sends
     an isolated warp back to L1D (I = 0, field 0 cleared), else does
-    nothing; **read** (op 0 or 3) changes nothing. Flags and the field are
+    nothing; **stall** (op 3: CIAO-T, or no shared-memory cache) stalls it
+    whatever I is; **read** (op 0) changes nothing. Flags and the field are
     written at the edge ending *t*; the row is read at that edge (after the
     write). In *t* + 1 the unit shows the action and the warp's flags and
     fields. Latency 1 cycle, one command per cycle.
@@ -76,11 +77,12 @@ class PairList(wiring.Component):
         c = self.s1_cmd
         cv, ci = Signal(), Signal()
         m.d.comb += [cv.eq(v[c.wid]), ci.eq(i[c.wid])]
-        trigger = c.valid & (c.op == OP_TRIGGER)
+        trigger = c.valid & ((c.op == OP_TRIGGER) | (c.op == OP_STALL))
+        force = c.op == OP_STALL
         release = c.valid & (c.op == OP_RELEASE)
         act = Signal(3)
         with m.If(trigger):
-            with m.If(ci):
+            with m.If(ci | force):
                 m.d.comb += act.eq(ACT_STALL)
             with m.Else():
                 m.d.comb += act.eq(ACT_ISOLATE)

@@ -48,8 +48,13 @@ class Vta(wiring.Component):
     line_bits : int
         Width of a line address (41: 48-bit addresses, 128-byte lines).
 
+    A ``kernel_start`` in *t* clears every valid bit and FIFO pointer at
+    the edge ending *t* (over that edge's insertion and invalidation).
+
     Members
     -------
+    kernel_start : In
+        A kernel starts: every entry invalid, every pointer 0.
     s1_ins : In
         ``valid``, ``set`` (WID of the warp that brought the evicted line), ``line``, ``wid`` (evicting warp).
     s1_probe : In
@@ -69,6 +74,7 @@ class Vta(wiring.Component):
         self._line_bits = require("line_bits", line_bits, 1, 64)
         wb = max(1, exact_log2(ways))
         super().__init__({
+            "kernel_start": In(1),
             "s1_ins": In(wiring.Signature({"valid": Out(1), "set": Out(WID_BITS), "line": Out(line_bits),
                                            "wid": Out(WID_BITS)})),
             "s1_probe": In(wiring.Signature({"valid": Out(1), "set": Out(WID_BITS), "line": Out(line_bits)})),
@@ -121,6 +127,9 @@ class Vta(wiring.Component):
             clear = Mux(hit & (s2_set == k), 1 << way, 0)
             put = Mux(ins.valid & (ins.set == k), 1 << ins_way, 0)
             m.d.sync += valid[k].eq((valid[k] & ~clear) | put)
+        with m.If(self.kernel_start):
+            for k in range(self._warps):
+                m.d.sync += [valid[k].eq(0), ptr[k].eq(0)]
         r = self.s2_probe
         m.d.comb += [r.valid.eq(s2_valid), r.hit.eq(hit), r.way.eq(way & hit.replicate(wb)),
                      r.wid.eq(rd.data[way].wid & hit.replicate(WID_BITS))]

@@ -1,0 +1,164 @@
+"""ciao18's five units co-simulated on transactions the CIAO policies record on the timing model.
+
+Fast: a tiny thrashing workload (two kernels of 8 warps through a 4 KB L1,
+``high_epoch`` 500 so that CIAO acts) recorded once per policy (CIAO-C and
+CIAO-T) with ``catalog.ciao18.record_timed``; every unit's log is laid out
+by its unit model's ``cycle_log``, replayed into the unit model itself and
+into the RTL (Amaranth simulator), and a broken RTL unit or a transaction
+the unit would not produce must make the replay report a mismatch. Slow: whole
+ciao18 workloads at a small scale through ``gpucache cosim``'s path and Verilator.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from catalog import get_unit
+from catalog.ciao18 import record_timed
+from catalog.registry import policy_for
+from golden.configs.presets import preset
+from golden.errors import InputError
+from golden.trace.model import Workload
+from tb.amaranth_sim import replay_amaranth
+from tb.cosim import unit_log
+from tests.mutants import mutant
+from tests.test_cli import assert_user_error, run_main
+from tests.test_policy_ciao18 import thrash
+from tests.test_timing import gpu
+
+UNITS = ["ciao_vta", "ciao_interference", "ciao_pair_list", "ciao_irs", "ciao_smem"]
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """``{policy: (gpu, policy, transactions, stats)}`` of the tiny workload."""
+    g = gpu(l1=dict(size=4096, assoc=4), schedulers_per_sm=2)
+    wl = Workload("thrash-2k", [thrash(), thrash()], {}, "tests")
+    out = {}
+    for name in ("ciao-c", "ciao-t"):
+        p = policy_for(get_unit("ciao_vta"), g, name, log_sm=0, log_capacity=1 << 16, high_epoch=500)
+        tx, _ = record_timed(wl, g, p)
+        out[name] = (g, p, tx, p.stats())
+    return out
+
+
+def test_recording_changes_no_decision(recorded):
+    from golden.cache.hierarchy import Hierarchy
+    from golden.gpu.model import TimingModel
+    from golden.policies import get_policy
+
+    g, _, _, st = recorded["ciao-c"]
+    p = get_policy("ciao-c", high_epoch=500)
+    tm = TimingModel(g, Hierarchy(g, p))
+    for i in range(2):
+        tm.run_kernel(thrash(), i)
+    assert p.stats() == st
+
+
+def _log(recorded, policy, unit):
+    g, p, tx, _ = recorded[policy]
+    spec = get_unit(unit)
+    return spec, g, p, unit_log(spec, spec.model(g, p), tx, "thrash-2k")
+
+
+def test_the_logs_reach_every_kind_of_transaction(recorded):
+    _, _, tx, st = recorded["ciao-c"]
+    assert st["redirects"] > 0 and st["stalls"] > 0 and st["kernel_starts"] == 2
+    assert set(tx["vta"]["kind"]) == {0, 1, 2} and tx["vta"]["hit"].sum() == st["vta_hits"]
+    assert set(tx["interference"]["kind"]) == {0, 1, 2}
+    assert {1, 2} <= set(tx["pair_list"]["op"]) and {1, 2, 3, 4} <= set(tx["pair_list"]["act"])
+    assert set(tx["irs"]["kind"]) == {0, 1, 2, 3} and tx["irs"]["over_high"].any()
+    assert (tx["smem"]["alloc"] == 1).any() and (tx["smem"]["alloc"] == 0).any()
+    assert set(recorded["ciao-t"][2]["pair_list"]["op"]) == {2, 3}  # CIAO-T stalls, never isolates
+    assert len(recorded["ciao-t"][2]["smem"]) == 2  # the two kernels' configurations, no request
+
+
+@pytest.mark.parametrize("policy", ["ciao-c", "ciao-t"])
+@pytest.mark.parametrize("unit", UNITS)
+def test_unit_model_and_rtl_replay_the_log(recorded, policy, unit):
+    spec, g, p, log = _log(recorded, policy, unit)
+    model = spec.model(g, p)
+    assert model.run(log).tolist() == log[list(model.log_dtype.names)].tolist()  # the unit model agrees
+    r = replay_amaranth(spec.rtl(g, p), log)
+    assert r.ok and r.rows == len(log), r.mismatch
+
+
+@pytest.mark.parametrize("unit, module, old, new", [
+    ("ciao_vta", "rtl.ciao.vta", "r.wid.eq(rd.data[way].wid", "r.wid.eq(rd.data[0].wid"),
+    ("ciao_pair_list", "rtl.ciao.pair_list", "force = c.op == OP_STALL", "force = 0"),
+    ("ciao_irs", "rtl.ciao.irs", "end = s >= length", "end = s > length"),
+])
+def test_a_broken_rtl_unit_mismatches(recorded, monkeypatch, unit, module, old, new):
+    import catalog.ciao18
+
+    spec, g, p, log = _log(recorded, "ciao-t" if unit == "ciao_pair_list" else "ciao-c", unit)
+    cls = type(spec.rtl(g, p)).__name__
+    monkeypatch.setattr(catalog.ciao18, cls, getattr(mutant(module, old, new), cls))
+    assert not replay_amaranth(spec.rtl(g, p), log).ok
+
+
+def test_a_transaction_the_unit_would_not_produce_mismatches(recorded):
+    g, p, tx, _ = recorded["ciao-c"]
+    spec = get_unit("ciao_interference")
+    bad = tx["interference"].copy()
+    k = np.flatnonzero(bad["kind"] == 1)[0]  # a lookup: the policy "read" another count
+    bad["count"][k] ^= 1
+    log = unit_log(spec, spec.model(g, p), {"interference": bad}, "thrash-2k")
+    r = replay_amaranth(spec.rtl(g, p), log)
+    assert not r.ok and "s2_look__count" in str(r.mismatch)
+
+
+def test_an_epoch_the_unit_did_not_end_is_refused(recorded):
+    g, p, tx, _ = recorded["ciao-c"]
+    spec = get_unit("ciao_irs")
+    bad = tx["irs"].copy()
+    k = np.flatnonzero((bad["kind"] == 3) & (bad["low"] == 1))[1]
+    bad["inst"][k] = bad["inst"][np.flatnonzero((bad["kind"] == 3) & (bad["low"] == 1))[0]]
+    with pytest.raises(ValueError, match="acted on a low epoch"):
+        spec.model(g, p).cycle_log(bad)
+
+
+def test_a_translation_off_the_timing_models_block_is_refused(recorded):
+    g, p, tx, _ = recorded["ciao-c"]
+    bad = tx["smem"].copy()
+    k = np.flatnonzero(bad["kind"] == 1)[0]
+    bad["block"][k] += 1
+    with pytest.raises(ValueError, match="the timing model used"):
+        get_unit("ciao_smem").model(g, p).cycle_log(bad)
+
+
+def test_policy_that_does_not_record_the_unit(capsys):
+    with pytest.raises(InputError, match="--policy ciao-t does not record unit ciao_smem"):
+        policy_for(get_unit("ciao_smem"), preset("ciao18"), "ciao-t")
+    status, out, err = run_main(capsys, "cosim", "--unit", "ciao_smem", "--workload", "ciao18/atax",
+                                "--config", "ciao18", "--policy", "ciao-t")
+    assert_user_error(status, out, err, "--policy ciao-t does not record unit ciao_smem")
+
+
+# ---- A whole workload (small scale) through Verilator: one golden run, each unit's log replayed.
+
+WHOLE = ("ciao18/atax", 0.25)
+
+
+@pytest.fixture(scope="module")
+def whole():
+    from golden.driver import CHUNK
+    from golden.workloads import registry
+
+    g = preset("ciao18")
+    p = policy_for(get_unit("ciao_vta"), g, log_sm=0, log_capacity=2 * CHUNK)
+    tx, _ = record_timed(registry.build(*WHOLE, 0), g, p)
+    return g, p, tx
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", UNITS)
+def test_whole_workload_verilator(whole, unit, tmp_path):
+    from tb.verilator import replay_verilator
+
+    g, p, tx = whole
+    spec = get_unit(unit)
+    log = unit_log(spec, spec.model(g, p), tx, WHOLE[0])
+    r = replay_verilator(spec.rtl(g, p), log, tmp_path)
+    assert r.ok and r.rows == len(log) > 20, r.mismatch
