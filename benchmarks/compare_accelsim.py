@@ -212,6 +212,9 @@ def machine_differences(text: str, gpu: GPUConfig) -> list[str]:
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
         "l1.allocate": l1["allocate"], "l1.index": l1["index"], "l1.sector_size": l1["sector"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
+        # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: misses wait it too (no
+        # such queue without the option, GPGPU-Sim 3.x).
+        "l1.miss_latency": int(_option(text, "gpgpu_l1_latency") or 0),
         "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
         "l2.index": l2["index"], "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
@@ -236,9 +239,15 @@ def _cache_fields(spec: str) -> dict:
     kind, sets, line, assoc = spec.split(",")[0].split(":")
     policy = spec.split(",")[1].split(":")
     mshr = spec.split(",")[2].split(":")
+    mshrs, merges = int(mshr[1]), int(mshr[2])
+    if policy[2] == "s":
+        # A streaming cache's MSHRs are not the string's: cache_config::init (gpu-cache.h) sets
+        # sets x ways x MAX_DEFAULT_CACHE_SIZE_MULTIBLIER (4) x SECTOR_CHUNCK_SIZE (4, sectored)
+        # entries of MAX_WARP_PER_SM (64) merges.
+        mshrs, merges = int(sets) * int(assoc) * 4 * (4 if kind == "S" else 1), 64
     return {"size": int(sets) * int(line) * int(assoc), "assoc": int(assoc), "line": int(line),
             "sector": 32 if kind == "S" else 0, "allocate": _ALLOC[policy[2]], "index": _INDEX[policy[4]],
-            "mshrs": int(mshr[1]), "merges": int(mshr[2]), "mq": int(spec.split(",")[3].split(":")[0])}
+            "mshrs": mshrs, "merges": merges, "mq": int(spec.split(",")[3].split(":")[0])}
 
 
 def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
