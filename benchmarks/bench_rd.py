@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import sys
 import time
 
 import numpy as np
@@ -128,13 +127,10 @@ def rd_only(names: list[str], scale: float, repeat: int, jobs: int = 1) -> list[
         pids: list[int] = []
         limit: dict = {}
     else:
-        import cloudpickle
         from distributed import as_completed
 
         from golden.experiments.sweep.engine import dask_client
 
-        if __name__ != "__main__":  # imported (a test): the workers cannot import this script
-            cloudpickle.register_pickle_by_value(sys.modules[__name__])
         with dask_client(workers=jobs) as client:
             limit = {w["id"]: w["memory_limit"] / 2**30 for w in client.scheduler_info()["workers"].values()}
             pids = sorted(client.run(_warm).values())

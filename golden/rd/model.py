@@ -234,65 +234,25 @@ def _tally(kind, dist, writes, bits, buckets, n_caps):
 
 
 @nb.njit(cache=True, nogil=True)
-def _count_forwarded(kind):
-    """Accesses of one cache forwarded to the next level (misses, writes)."""
-    n = 0
+def _l2_count(kind, step, first):
+    """Count one cache's accesses forwarded to the next level (misses, writes) in ``first[step + 1]``."""
     for i in range(kind.size):
         if kind[i] == MISS or kind[i] == WRITE:
-            n += 1
-    return n
+            first[step[i] + 1] += 1
 
 
 @nb.njit(cache=True, nogil=True)
-def _forwarded(kind, step, keys, writes, ratio, o, f_step, f_line, f_write):
-    """One cache's forwarded accesses, in (step, index) order, into ``f_*[o:]``.
-
-    An insertion sort by step: a list's accesses all resolve before the next list's first, so
-    an access is never more than its list's length out of place (a linear pass when in order).
-    """
-    a = o
+def _l2_place(kind, step, keys, writes, sm, ratio, first, lines, out_writes, out_sm, out_step):
+    """Write one cache's forwarded accesses at their step's next free places (``first``, advanced)."""
     for i in range(kind.size):
         if kind[i] == MISS or kind[i] == WRITE:
             t = step[i]
-            line = keys[i] // ratio
-            w = writes[i]
-            j = o
-            while j > a and f_step[j - 1] > t:
-                f_step[j] = f_step[j - 1]
-                f_line[j] = f_line[j - 1]
-                f_write[j] = f_write[j - 1]
-                j -= 1
-            f_step[j] = t
-            f_line[j] = line
-            f_write[j] = w
-            o += 1
-
-
-@nb.njit(cache=True, nogil=True)
-def _l2_merge(bounds, f_step, f_line, f_write, lines, out_writes, out_sm, out_step):
-    """Merge the SMs' forwarded accesses (``f_*[bounds[s]:bounds[s + 1]]``, each in step order)
-    by step, lower SM first within a step: the L2 trace, written once, in order."""
-    n_sm = bounds.size - 1
-    ptr = bounds[:-1].copy()
-    big = np.iinfo(np.int64).max
-    o = 0
-    while True:
-        t = big
-        for s in range(n_sm):
-            if ptr[s] < bounds[s + 1]:
-                t = min(t, f_step[ptr[s]])
-        if t == big:
-            break
-        for s in range(n_sm):
-            p = ptr[s]
-            while p < bounds[s + 1] and f_step[p] == t:
-                lines[o] = f_line[p]
-                out_writes[o] = f_write[p]
-                out_sm[o] = s
-                out_step[o] = t
-                o += 1
-                p += 1
-            ptr[s] = p
+            p = first[t]
+            first[t] = p + 1
+            lines[p] = keys[i] // ratio
+            out_writes[p] = writes[i]
+            out_sm[p] = sm
+            out_step[p] = t
 
 
 def _level(cache: ParallelCache, buckets: int, res: LevelResult) -> None:
@@ -395,25 +355,22 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
 
     # -- the L2 trace (Algorithm 1 line 5) --------------------------------------------------
     # Kernel k's steps all precede kernel k + 1's, so (kernel, step, SM, index) order is
-    # (step, SM, index) order: every SM's forwarded accesses sorted by step (each nearly is),
-    # then merged by step, lower SM first, in compiled passes that write the trace once.
-    bounds = np.zeros(n_sm + 1, np.int64)
-    for sm, c in enumerate(caches):
-        bounds[sm + 1] = bounds[sm] + _count_forwarded(c.kind)
-    n_l2 = int(bounds[-1])
+    # (step, SM, index) order: a counting sort by step of the SMs' forwarded accesses, taken
+    # SM by SM in index order (stable), in two compiled passes.
+    n_steps = max((int(c.step.max()) + 1 for c in caches if c.step.size), default=0)
+    first = np.zeros(n_steps + 1, np.int64)
+    for c in caches:
+        _l2_count(c.kind, c.step, first)
+    np.cumsum(first, out=first)
+    n_l2 = int(first[-1])
     line_dtype = caches[0].keys_orig.dtype if caches else np.dtype(np.int64)
     ratio = line_dtype.type(gpu.l2.line_size // gpu.l1.line_size)  # the lines' own integer type
-    f_step = np.empty(n_l2, np.int64)
-    f_line = np.empty(n_l2, line_dtype)
-    f_write = np.empty(n_l2, np.bool_)
-    for sm, c in enumerate(caches):
-        _forwarded(c.kind, c.step, c.keys_orig, c.writes, ratio, bounds[sm], f_step, f_line, f_write)
     l2_lines = np.empty(n_l2, line_dtype)
     l2_writes = np.empty(n_l2, np.bool_)
     sm_col = np.empty(n_l2, np.int64)
     step = np.empty(n_l2, np.int64)
-    _l2_merge(bounds, f_step, f_line, f_write, l2_lines, l2_writes, sm_col, step)
-    del f_step, f_line, f_write
+    for sm, c in enumerate(caches):
+        _l2_place(c.kind, c.step, c.keys_orig, c.writes, sm, ratio, first, l2_lines, l2_writes, sm_col, step)
     bank, group, hit_limit, n_banks = bank_map(gpu.l2, gpu.l2_partitions, l2_lines, per_set)
     mset = (np.arange(n_banks) // gpu.l2.banks) * dflt["l2_sets"] // gpu.l2_partitions
     l2c = ParallelCache(l2_lines, group, bank, l2_writes, sm_col, n_banks=n_banks, ports=gpu.l2.ports,

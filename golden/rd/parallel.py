@@ -143,7 +143,7 @@ def _before(m_arr, m_seq, m, a, b):
     return m_arr[m, a] < m_arr[m, b] or (m_arr[m, a] == m_arr[m, b] and m_seq[m, a] < m_seq[m, b])
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _heap_push(heap, hn, m, j, m_arr, m_seq):
     """Add entry ``j`` to set ``m``'s binary heap of live entries, ordered by :func:`_before`."""
     q = hn[m]
@@ -157,7 +157,7 @@ def _heap_push(heap, hn, m, j, m_arr, m_seq):
     heap[m, q] = j
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _heap_pop(heap, hn, m, m_arr, m_seq):
     """Remove and return the first entry of set ``m``'s heap (see :func:`_heap_push`)."""
     top = heap[m, 0]
@@ -180,7 +180,7 @@ def _heap_pop(heap, hn, m, m_arr, m_seq):
     return top
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _not_blocking(heap, hn, m, m_arr, m_free, s, stack):
     """Live entries of set ``m`` that no longer block a reservation in step ``s``.
 
@@ -207,7 +207,7 @@ def _not_blocking(heap, hn, m, m_arr, m_free, s, stack):
     return n
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner, tbase,
            tsize, used, marks, last, inflight, valid, caps, depth, log_fill, logc):
     """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order.
