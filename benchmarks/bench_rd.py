@@ -21,13 +21,20 @@ slower than a GTX 970 on average and 59 x faster than GPGPU-Sim.
 Usage::
 
     python benchmarks/bench_rd.py [--scale 1.0] [--workloads NAME ...] [--separate NAME ...]
-    python benchmarks/bench_rd.py --rd-only [--repeat 2]
+    python benchmarks/bench_rd.py --rd-only [--repeat 2] [--jobs 2]
+
+``--rd-only --jobs N`` runs the workloads on a Dask local cluster of ``N``
+worker processes (the ``gpucache sweep`` engine's
+:func:`golden.experiments.sweep.engine.dask_client`), largest first, and
+prints the wall time of the whole batch beside the CPU seconds and the peak
+memory of each worker.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import time
 
 import numpy as np
@@ -44,6 +51,14 @@ SWEEP = tuple(s * KB for s in (4, 8, 16, 24, 32, 48, 64, 128))
 #: (``rdgc/gramschmidt`` at 1%, used before, never ran the parallel caches' loop, so the
 #: first timed workload paid for compiling or loading it).
 WARM = "rdgc/2dconv"
+#: RD-analysed accesses (L1 and L2) of every rdgc workload at the paper's size (docs/rd.md): the
+#: order of ``--jobs`` runs, largest first, so that no large workload starts last.
+SIZE = {"rdgc/gesummv": 72_417_792, "rdgc/atax": 37_783_040, "rdgc/bicg": 37_783_040,
+        "rdgc/mvt": 37_783_040, "rdgc/syr2k": 35_704_832, "rdgc/covar": 18_498_304,
+        "rdgc/syrk": 18_380_800, "rdgc/corr": 18_356_597, "rdgc/3dconv": 14_630_908,
+        "rdgc/2dconv": 10_839_056, "rdgc/nw": 8_534_028, "rdgc/srad": 8_446_976, "rdgc/2mm": 7_209_216,
+        "rdgc/fdtd": 4_312_648, "rdgc/bp": 4_079_635, "rdgc/cfd": 1_683_497, "rdgc/hotspot": 911_934,
+        "rdgc/gramschmidt": 445_787}
 
 
 def simulator_trace(streams: dict) -> np.ndarray:
@@ -60,28 +75,83 @@ def simulator_trace(streams: dict) -> np.ndarray:
     return acc[np.lexsort((acc["sm"], acc["cycle"]))]
 
 
-def rd_only(names: list[str], scale: float, repeat: int) -> int:
-    """Time the RD analysis alone: best wall and CPU seconds of ``repeat`` runs per workload."""
+def _warm() -> int:
+    """Compile (or load from numba's cache) every compiled loop of the analysis; the process id."""
+    analyse(registry.build(WARM, 0.05), preset("rdgc"))
+    return os.getpid()
+
+
+def rd_task(name: str, scale: float, repeat: int = 1) -> dict:
+    """The RD analysis of one workload: best wall and CPU seconds of ``repeat`` runs, and the
+    process's peak memory (GiB) and id (a ``--jobs`` worker's task)."""
     gpu = preset("rdgc")
-    analyse(registry.build(WARM, 0.05), gpu)  # compile (or load) every compiled loop first
-    print(f"rdgc preset, scale {scale:g}; RD analysis only, best of {repeat} run(s); load average "
-          + " ".join(f"{v:.2f}" for v in os.getloadavg()))
-    print(f"{'workload':<18}{'RD acc.':>12}{'wall s':>8}{'cpu s':>8}{'RD acc/s':>12}")
-    tot_acc, tot_wall, tot_cpu = 0, 0.0, 0.0
-    for name in names:
-        wl = registry.build(name, scale)
-        best = (float("inf"), float("inf"))
-        for _ in range(repeat):
-            t0, c0 = time.perf_counter(), time.process_time()
-            res = analyse(wl, gpu)
-            best = (min(best[0], time.perf_counter() - t0), min(best[1], time.process_time() - c0))
-        print(f"{name:<18}{res.accesses:>12,}{best[0]:>8.1f}{best[1]:>8.1f}{res.accesses / best[0]:>12,.0f}",
-              flush=True)
-        tot_acc, tot_wall, tot_cpu = tot_acc + res.accesses, tot_wall + best[0], tot_cpu + best[1]
-    print(f"{'total':<18}{tot_acc:>12,}{tot_wall:>8.1f}{tot_cpu:>8.1f}{tot_acc / tot_wall:>12,.0f}")
-    print(f"RD analysis of all {len(names)} workloads, L1 and L2: {tot_wall:.1f} s wall, {tot_cpu:.1f} s CPU "
-          "(target < 120 s); load average at the end " + " ".join(f"{v:.2f}" for v in os.getloadavg()))
-    return 0
+    wl = registry.build(name, scale)
+    wall = cpu = float("inf")
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        res = analyse(wl, gpu)
+        wall, cpu = min(wall, time.perf_counter() - t0), min(cpu, time.process_time() - c0)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    return {"name": name, "accesses": res.accesses, "wall": wall, "cpu": cpu, "rss_gib": rss,
+            "pid": os.getpid()}
+
+
+def _load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def _row(name: str, acc: int, wall: float, cpu: float, rss: float, tail: str = "") -> str:
+    return f"{name:<18}{acc:>12,}{wall:>8.1f}{cpu:>8.1f}{acc / wall:>12,.0f}{rss:>9.2f}{tail}"
+
+
+def rd_only(names: list[str], scale: float, repeat: int, jobs: int = 1) -> list[dict]:
+    """Time the RD analysis alone: best wall and CPU seconds of ``repeat`` runs per workload.
+
+    With ``jobs > 1`` the workloads run on a Dask local cluster of ``jobs`` worker processes,
+    largest first, and the total wall time is the batch's. Returns the rows of :func:`rd_task`.
+    """
+    _warm()  # compile (or load) every compiled loop first; --jobs workers then load it from disk
+    where = f"on {jobs} Dask workers, largest first" if jobs > 1 else "in this process"
+    print(f"rdgc preset, scale {scale:g}; RD analysis only, best of {repeat} run(s), {where}; "
+          f"load average {_load()}")
+    print(f"{'workload':<18}{'RD acc.':>12}{'wall s':>8}{'cpu s':>8}{'RD acc/s':>12}{'peak GiB':>9}"
+          + ("  worker" if jobs > 1 else ""))
+    rows = []
+    t0 = time.perf_counter()
+    if jobs == 1:
+        for name in names:
+            rows.append(rd_task(name, scale, repeat))
+            r = rows[-1]
+            print(_row(name, r["accesses"], r["wall"], r["cpu"], r["rss_gib"]), flush=True)
+        wall = sum(r["wall"] for r in rows)
+        pids: list[int] = []
+        limit: dict = {}
+    else:
+        from distributed import as_completed
+
+        from golden.experiments.sweep.engine import dask_client
+
+        with dask_client(workers=jobs) as client:
+            limit = {w["id"]: w["memory_limit"] / 2**30 for w in client.scheduler_info()["workers"].values()}
+            pids = sorted(client.run(_warm).values())
+            t0 = time.perf_counter()
+            order = sorted(names, key=lambda n: -SIZE.get(n, 0))
+            for fut in as_completed(client.map(rd_task, order, scale=scale, repeat=repeat, pure=False)):
+                rows.append(fut.result())
+                r = rows[-1]
+                print(_row(r["name"], r["accesses"], r["wall"], r["cpu"], r["rss_gib"],
+                           f"  {pids.index(r['pid'])}"), flush=True)
+            wall = time.perf_counter() - t0
+    acc, cpu = sum(r["accesses"] for r in rows), sum(r["cpu"] for r in rows)
+    print(_row("total", acc, wall, cpu, max(r["rss_gib"] for r in rows)))
+    for w, pid in enumerate(pids):
+        mine = [r for r in rows if r["pid"] == pid]
+        print(f"  worker {w}: {len(mine)} workloads, {sum(r['cpu'] for r in mine):.1f} s CPU, peak "
+              f"{max((r['rss_gib'] for r in mine), default=0):.2f} GiB (Dask memory limit "
+              f"{min(limit.values()):.1f} GiB)")
+    print(f"RD analysis of all {len(names)} workloads, L1 and L2, {where}: {wall:.1f} s wall, "
+          f"{cpu:.1f} s CPU (target < 120 s); load average at the end {_load()}")
+    return rows
 
 
 def main() -> int:
@@ -95,11 +165,18 @@ def main() -> int:
     ap.add_argument("--rd-only", action="store_true",
                     help="time the RD analysis alone (no simulator, no sweep), best of --repeat runs")
     ap.add_argument("--repeat", type=int, default=1, help="timed RD runs per workload with --rd-only")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="with --rd-only: Dask worker processes (a local cluster), largest workloads first")
     args = ap.parse_args()
+    if args.jobs < 1:
+        ap.error(f"--jobs: must be a positive integer, not {args.jobs}")
+    if args.jobs > 1 and not args.rd_only:
+        ap.error("--jobs: only with --rd-only")
     gpu = preset("rdgc")
     names = args.workloads or registry.names("rdgc")
     if args.rd_only:
-        return rd_only(names, args.scale, args.repeat)
+        rd_only(names, args.scale, args.repeat, args.jobs)
+        return 0
     blocks = tuple(s // gpu.l1.line_size for s in SWEEP)
     # Compile everything first: the timings are of compiled code.
     warm = registry.build(WARM, 0.05)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba as nb
 import numpy as np
 
-from golden.trace.coalesce import coalesce
+from golden.trace.coalesce import _core_args, _lines_of, _scratch
 from golden.trace.model import KernelTrace, Op, Space
 
 __all__ = ["LogicalTrace", "logical_trace", "pack_keys"]
@@ -86,6 +87,23 @@ def pack_keys(fields: list[np.ndarray], list_fields: int) -> tuple[np.ndarray | 
     return key, key >> sum(bits[list_fields:])
 
 
+@nb.njit(cache=True, nogil=True)
+def _record_lines(base, sx, sy, dx, lanes, mask, width, lane_addrs, shift, sshift, rows, ptr, out):
+    """The coalescer's lines of ``rows``, in order: with ``out`` empty, their counts into ``ptr[1:]``;
+    else the lines into ``out[ptr[i]:ptr[i + 1]]``. No per-request row or sector arrays."""
+    lines, secs = _scratch(shift)
+    for i in range(rows.size):
+        r = rows[i]
+        n = _lines_of(base[r], np.int64(sx[r]), np.int64(sy[r]), np.int64(dx[r]), lanes[r],
+                      lane_addrs, mask[r], np.int64(width[r]), shift, sshift, lines, secs)
+        if out.size == 0:
+            ptr[i + 1] = n
+        else:
+            a = ptr[i]
+            for j in range(n):
+                out[a + j] = lines[j]
+
+
 def logical_trace(kernel: KernelTrace, line_size: int) -> LogicalTrace:
     """The logical model of one kernel.
 
@@ -113,12 +131,15 @@ def logical_trace(kernel: KernelTrace, line_size: int) -> LogicalTrace:
     key, _ = pack_keys([an, bid, wid], 3)
     order = np.argsort(key, kind="stable") if key is not None else np.lexsort((wid, bid, an))
     rows, an, bid, wid = rows[order], an[order], bid[order], wid[order]
-    req_row, lines, _ = coalesce(kernel, line_size, 0, rows)
-    pos = np.empty(it.size, np.int64)
-    pos[rows] = np.arange(rows.size)
-    counts = np.bincount(pos[req_row], minlength=rows.size) if rows.size else np.zeros(0, np.int64)
+    # The coalescer's line requests of every record (golden.trace.coalesce), counted, then written.
+    args = _core_args(kernel, line_size, 0)
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
     ptr = np.zeros(rows.size + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
+    _record_lines(*args, rows, ptr, np.zeros(0, np.uint64))
+    np.cumsum(ptr, out=ptr)
+    lines = np.empty(int(ptr[-1]), np.uint64)
+    if lines.size:
+        _record_lines(*args, rows, ptr, lines)
     op = it["op"][rows]
     mask = it["mask"][rows]
     # Population count of the 32-bit masks (SWAR).

@@ -143,7 +143,7 @@ def _before(m_arr, m_seq, m, a, b):
     return m_arr[m, a] < m_arr[m, b] or (m_arr[m, a] == m_arr[m, b] and m_seq[m, a] < m_seq[m, b])
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _heap_push(heap, hn, m, j, m_arr, m_seq):
     """Add entry ``j`` to set ``m``'s binary heap of live entries, ordered by :func:`_before`."""
     q = hn[m]
@@ -157,7 +157,7 @@ def _heap_push(heap, hn, m, j, m_arr, m_seq):
     heap[m, q] = j
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _heap_pop(heap, hn, m, m_arr, m_seq):
     """Remove and return the first entry of set ``m``'s heap (see :func:`_heap_push`)."""
     top = heap[m, 0]
@@ -180,7 +180,7 @@ def _heap_pop(heap, hn, m, m_arr, m_seq):
     return top
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _not_blocking(heap, hn, m, m_arr, m_free, s, stack):
     """Live entries of set ``m`` that no longer block a reservation in step ``s``.
 
@@ -207,9 +207,9 @@ def _not_blocking(heap, hn, m, m_arr, m_free, s, stack):
     return n
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner, tbase,
-           tsize, used, last, inflight, valid, caps, depth, log_fill, logc):
+           tsize, used, marks, last, inflight, valid, caps, depth, log_fill, logc):
     """Phase 2 of step ``s``: the blocks arriving now fill the cache in MSHR-insertion order.
 
     Each set's live entries are a binary heap ordered by arrival step, then insertion: the
@@ -227,7 +227,7 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, n
             if last[k] == INF:
                 # A write evicted the line while its miss was outstanding: the fill allocates again.
                 cached_update(valid, m_grp[m, best], caps, -1, False)
-            touch(tree, owner, tbase, tsize, used, last, m_grp[m, best], k, False, depth)
+            touch(tree, owner, tbase, tsize, used, marks, last, m_grp[m, best], k, False, depth)
             inflight[k] = -1
             m_key[m, best] = -1
             free_slots[m, nfree[m]] = best
@@ -243,7 +243,7 @@ def _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, n
 @nb.njit(cache=True, nogil=True)
 def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports, mset, entries, merges_max,
          caps, depth, lat_kind, lat_fixed, k1, k2, lat_scale,
-         tree, owner, tbase, tsize, used, last, inflight, m_key, m_grp, m_arr, m_free, m_merges, m_seq,
+         tree, owner, tbase, tsize, used, marks, last, inflight, m_key, m_grp, m_arr, m_free, m_merges, m_seq,
          m_min, seqc, valid, o_step, o_kind, o_dist, o_bits, stats, log_ev, log_free, log_fill, logc):
     """Process the access lists ``list_ptr`` from step ``s``, then drain; return the next step."""
     cap = m_key.shape[1]
@@ -328,7 +328,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 if bypass:
                     status = WRITE
                 elif write[i] and write_evict:
-                    d = touch(tree, owner, tbase, tsize, used, last, g, k, True, depth)
+                    d = touch(tree, owner, tbase, tsize, used, marks, last, g, k, True, depth)
                     bits = cached_update(valid, g, caps, d, True)
                     status = WRITE
                 elif inflight[k] >= 0:
@@ -337,7 +337,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                     j = slot - m * cap
                     if merges_max == 0 or m_merges[m, j] < merges_max:
                         m_merges[m, j] += 1
-                        d = touch(tree, owner, tbase, tsize, used, last, g, k, False, depth)
+                        d = touch(tree, owner, tbase, tsize, used, marks, last, g, k, False, depth)
                         # A merge sends nothing on and counts as a hit, as rdgc's counters
                         # count it (its block was touched at its miss: a short distance).
                         bits = (1 << caps.size) - 1
@@ -346,14 +346,13 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 else:
                     lp = last[k]
                     if lp >= 0:
-                        b0 = tbase[g]
-                        d = fw_prefix(tree, b0, used[g] - 1) - fw_prefix(tree, b0, lp)
+                        d = marks[g] - fw_prefix(tree, tbase[g], lp)
                         if 0 < depth < d:
                             d = depth
                     elif lp == FAR:
                         d = depth
                     if 0 <= d < valid[g, 0]:
-                        move(tree, owner, tbase, tsize, used, last, g, k, depth)
+                        move(tree, owner, tbase, tsize, used, marks, last, g, k, depth)
                         bits = cached_update(valid, g, caps, d, False)
                         status = HIT
                     else:
@@ -387,7 +386,7 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                             _heap_push(heap, hn, m, j, m_arr, m_seq)
                             m_live[m] += 1
                             occ_n[m] += 1
-                            move(tree, owner, tbase, tsize, used, last, g, k, depth)
+                            move(tree, owner, tbase, tsize, used, marks, last, g, k, depth)
                             bits = cached_update(valid, g, caps, d, False)
                             status = MISS
                 if log_ev.shape[0] > 0:
@@ -418,13 +417,13 @@ def _run(s, list_ptr, key, group, bank, prio, write, write_evict, bypass, ports,
                 logc[2] += 1
             if next_fill <= s:  # most steps fill nothing: skip the call
                 _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner,
-                       tbase, tsize, used, last, inflight, valid, caps, depth, log_fill, logc)
+                       tbase, tsize, used, marks, last, inflight, valid, caps, depth, log_fill, logc)
                 next_fill = m_min.min()
             s += 1
     # The kernel ends when its last miss has returned.
     while m_min.min() != np.iinfo(np.int64).max:
         _fills(s, m_key, m_grp, m_arr, m_seq, m_min, m_live, heap, hn, free_slots, nfree, tree, owner, tbase,
-               tsize, used, last, inflight, valid, caps, depth, log_fill, logc)
+               tsize, used, marks, last, inflight, valid, caps, depth, log_fill, logc)
         s += 1
     return s
 
@@ -533,6 +532,7 @@ class ParallelCache:
         self._tree = np.zeros(int(self._tbase[-1] + self._tsize[-1]), np.int32)
         self._owner = np.full(self._tree.size, -1, np.int64)
         self._used = np.zeros(n_groups, np.int64)
+        self._marks = np.zeros(n_groups, np.int64)
         self._last = np.full(max(1, n_ids), -1, np.int64)
         self._inflight = np.full(max(1, n_ids), -1, np.int64)
         n_sets = int(self.mset.max()) + 1
@@ -580,7 +580,8 @@ class ParallelCache:
             self.mset, self.entries, self.merges_max, self.caps, self.depth,
             _FIXED if lat.kind == "fixed" else _ADAPTIVE,
             int(lat.fixed), float(lat.k1), float(lat.k2), float(latency_scale),
-            self._tree, self._owner, self._tbase, self._tsize, self._used, self._last, self._inflight,
+            self._tree, self._owner, self._tbase, self._tsize, self._used, self._marks, self._last,
+            self._inflight,
             m["key"], m["grp"], m["arr"], m["free"], m["merges"], m["seq"], self._m_min, self._seq,
             self._valid, self.step, self.kind, self.dist, self.found_bits, self._stats,
             self._log_ev, self._log_free, self._log_fill, self._logc))

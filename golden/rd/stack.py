@@ -67,7 +67,7 @@ def fw_prefix(tree, base, i):
 
 
 @nb.njit(cache=True, nogil=True)
-def compact(tree, owner, base, size, used, last, g, depth):
+def compact(tree, owner, base, size, used, marks, last, g, depth):
     """Renumber group ``g``'s live marks ``0, 1, ...`` in time order and rebuild its tree.
 
     Distances only compare marks, so dropping the positions of dead touches changes none;
@@ -104,21 +104,24 @@ def compact(tree, owner, base, size, used, last, g, depth):
         if parent <= sz:
             tree[b + parent - 1] += tree[b + i - 1]
     used[g] = j
+    marks[g] = j
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def touch(tree, owner, base, size, used, last, g, key, evict, depth):
+def touch(tree, owner, base, size, used, marks, last, g, key, evict, depth):
     """Touch block ``key`` of group ``g``; return its distance (``-1``: infinite).
 
     ``base[g]``/``size[g]`` locate the group's segment, ``used[g]`` counts the
-    positions it has used, ``last[key]`` is the position of the block's mark
+    positions it has used, ``marks[g]`` the marks it holds (every mark lies below
+    ``used[g]``, so the marks after a position are ``marks[g]`` minus one prefix sum:
+    one tree query per distance, not two), ``last[key]`` is the position of the block's mark
     (``-1``: none, :data:`FAR`: beyond the depth) and ``owner`` the block of each
     position. With ``evict`` the block is invalidated after the touch (write-evict):
     its mark is removed and its next touch is cold. A full segment is compacted
     first. With ``depth > 0`` distances of ``depth`` or more are returned as ``depth``.
     """
     if used[g] == size[g]:
-        compact(tree, owner, base, size, used, last, g, depth)
+        compact(tree, owner, base, size, used, marks, last, g, depth)
     b = base[g]
     sz = size[g]
     p = used[g]
@@ -126,8 +129,9 @@ def touch(tree, owner, base, size, used, last, g, key, evict, depth):
     lp = last[key]
     d = -1
     if lp >= 0:
-        d = fw_prefix(tree, b, p - 1) - fw_prefix(tree, b, lp)
+        d = marks[g] - fw_prefix(tree, b, lp)
         fw_add(tree, b, sz, lp, -1)
+        marks[g] -= 1
         if 0 < depth < d:
             d = depth
     elif lp == FAR:
@@ -137,22 +141,25 @@ def touch(tree, owner, base, size, used, last, g, key, evict, depth):
         owner[b + p] = -1
     else:
         fw_add(tree, b, sz, p, 1)
+        marks[g] += 1
         last[key] = p
         owner[b + p] = key
     return d
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def move(tree, owner, base, size, used, last, g, key, depth):
+def move(tree, owner, base, size, used, marks, last, g, key, depth):
     """Touch block ``key`` of group ``g`` whose distance the caller already has (no query)."""
     if used[g] == size[g]:
-        compact(tree, owner, base, size, used, last, g, depth)
+        compact(tree, owner, base, size, used, marks, last, g, depth)
     b = base[g]
     p = used[g]
     used[g] = p + 1
     lp = last[key]
     if lp >= 0:
         fw_add(tree, b, size[g], lp, -1)
+    else:
+        marks[g] += 1
     fw_add(tree, b, size[g], p, 1)
     last[key] = p
     owner[b + p] = key
@@ -183,12 +190,13 @@ def _serial(ids, groups, evict, base, size, n_ids, caps):
     tree = np.zeros(max(1, base[-1] + size[-1]) if base.size else 1, np.int32)
     owner = np.full(tree.size, -1, np.int64)
     used = np.zeros(base.size, np.int64)
+    marks = np.zeros(base.size, np.int64)
     last = np.full(n_ids, -1, np.int64)
     out = np.empty(ids.size, np.int64)
     valid = np.zeros((base.size, caps.size), np.int64)
     bits = np.zeros(ids.size if caps.size else 0, np.uint32)
     for i in range(ids.size):
-        d = touch(tree, owner, base, size, used, last, groups[i], ids[i], evict[i], 0)
+        d = touch(tree, owner, base, size, used, marks, last, groups[i], ids[i], evict[i], 0)
         out[i] = d
         if caps.size:
             bits[i] = cached_update(valid, groups[i], caps, d, evict[i])

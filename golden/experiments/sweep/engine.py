@@ -27,15 +27,19 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from golden.errors import InputError
 from golden.experiments.sweep.grid import Point
 from golden.experiments.sweep.point import run_point
 from golden.experiments.sweep.store import ResultsStore
 
-__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "DEFAULT_WORKER_RETRIES"]
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "dask_client", "DEFAULT_WORKER_RETRIES"]
 
 #: Times a point is rerun after its worker died (Dask's default ``allowed-failures``).
 DEFAULT_WORKER_RETRIES = 3
@@ -64,7 +68,31 @@ class SweepOutcome:
 
 
 @contextlib.contextmanager
-def _client(scheduler: str | None, workers: int, worker_retries: int):
+def dask_client(scheduler: str | None = None, workers: int = 2,
+                worker_retries: int = DEFAULT_WORKER_RETRIES) -> Iterator[Client]:
+    """A Dask client: of a local cluster of ``workers`` processes (one thread each), or of ``scheduler``.
+
+    The cluster of every sweep, and of other batch jobs that run on Dask (``benchmarks/bench_rd.py
+    --jobs``). Dask's worker-death warnings are silenced while it is open.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://host:8786``); default: a local cluster.
+    workers : int
+        Worker processes of the local cluster.
+    worker_retries : int
+        Reruns of a task whose worker died (``distributed.scheduler.allowed-failures``).
+
+    Yields
+    ------
+    distributed.Client
+
+    Raises
+    ------
+    InputError
+        When ``scheduler`` cannot be reached.
+    """
     import dask
     from distributed import Client, LocalCluster
 
@@ -143,7 +171,7 @@ def run_sweep(points: Sequence[Point], store: ResultsStore, *, scheduler: str | 
     if todo:
         by_key = {f"gpucache-sweep-{p.key}": p for p in todo}
         failed: dict[str, str] = {}
-        with _client(scheduler, workers, worker_retries) as client:
+        with dask_client(scheduler, workers, worker_retries) as client:
             from distributed import as_completed
 
             futures = client.map(run_point, [p.task for p in todo], key=list(by_key), pure=False)
@@ -196,7 +224,7 @@ def map_tasks(fn: Callable, calls: Sequence[tuple], *, scheduler: str | None = N
     if not calls:
         return results
     tag = uuid.uuid4().hex[:8]
-    with _client(scheduler, workers, worker_retries) as client:
+    with dask_client(scheduler, workers, worker_retries) as client:
         from distributed import as_completed
 
         futures = [client.submit(fn, *args, key=f"gpucache-task-{tag}-{i}", pure=False)
