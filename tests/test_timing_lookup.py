@@ -85,3 +85,16 @@ def test_the_functional_engine_sends_the_load_past_the_l1_too():
     l1 = h.stats()["l1"]
     assert l1["bypasses"] == 2 and l1["read_hits"] == 0 and l1["read_misses"] == 0
     assert h.stats()["l2"]["read_hits"] == 1  # the second load hits the L2
+
+
+def test_requests_waiting_out_the_miss_latency_do_not_fill_the_miss_queue():
+    # One load of 4 lines through a 1-entry miss queue: in GPGPU-Sim the requests wait the L1's
+    # latency in its l1_latency queue, in front of the lookup, so they leave one a cycle after it,
+    # with no reservation failure.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 8) * LINE * 7)
+    tm, (r,) = _run([kb], gpu(l1={"miss_queue": 1, "miss_latency": MISS_LAT}))
+    assert r.counters["l1_reservation_fails_queue"] == 0
+    assert np.diff(tm.access_log()[:, 0]).tolist() == [1, 1, 1]
+    _, (r8,) = _run([kb], gpu(l1={"miss_queue": 8, "miss_latency": MISS_LAT}))
+    assert r.cycles == r8.cycles  # the 1-entry queue costs nothing

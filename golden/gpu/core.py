@@ -80,7 +80,7 @@ __all__ = ["step_function"]
  K_ICNT_LAT, K_FLIT, K_LINE_BYTES, K_SECTOR_BYTES, K_L2_LINE_BYTES, K_HAS_L3, K_L3_LAT,
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
- K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT) = range(len(layout.CONFIG))
+ K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -706,9 +706,27 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
     return True
 
 
+def _queue_held(K, S, sm):
+    """Entries of ``sm``'s miss queue that count against its capacity.
+
+    Requests still waiting out ``l1.miss_latency`` (ready after the next cycle) are in GPGPU-Sim's
+    ``l1_latency`` queue, in front of the lookup, not in its miss queue; they sit at the tail.
+    """
+    q = K[K_L1_MQ_RING]
+    n = S.sm[M_MQ_N, sm]
+    held = n
+    if K[K_L1_MISS_LAT] > 0:
+        t = S.sc[S_CYCLE]
+        i = n - 1
+        while i >= 0 and S.r[R_R_READY, S.mq[sm * q + (S.sm[M_MQ_HEAD, sm] + i) % q]] > t + 1:
+            held -= 1
+            i -= 1
+    return held
+
+
 def _queue_full(K, S, sm):
     """No miss-queue slot or free request for ``sm``: a reservation failure (counted)."""
-    if S.sm[M_MQ_N, sm] >= K[K_L1_MQ] or S.rq_meta[0] == 0:
+    if _queue_held(K, S, sm) >= K[K_L1_MQ] or S.sm[M_MQ_N, sm] >= K[K_L1_MQ_RING] or S.rq_meta[0] == 0:
         S.c[C_L1_FAIL_QUEUE] += 1
         S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
         return True
@@ -716,14 +734,14 @@ def _queue_full(K, S, sm):
 
 
 def _enqueue(K, S, sm, r):
-    q = K[K_L1_MQ]
+    q = K[K_L1_MQ_RING]
     S.mq[sm * q + (S.sm[M_MQ_HEAD, sm] + S.sm[M_MQ_N, sm]) % q] = r
     S.sm[M_MQ_N, sm] += 1
 
 
 def _inject_time(K, S, sm):
     """First cycle the head of ``sm``'s (non-empty) miss queue can enter the interconnect."""
-    r = S.mq[sm * K[K_L1_MQ] + S.sm[M_MQ_HEAD, sm]]
+    r = S.mq[sm * K[K_L1_MQ_RING] + S.sm[M_MQ_HEAD, sm]]
     return max(S.sm[M_INJ_FREE, sm], S.r[R_R_READY, r])
 
 
@@ -731,7 +749,7 @@ def _inject(K, S, t, sm):
     """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free."""
     if S.sm[M_MQ_N, sm] == 0 or _inject_time(K, S, sm) > t:
         return False
-    q = K[K_L1_MQ]
+    q = K[K_L1_MQ_RING]
     r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
     S.sm[M_MQ_HEAD, sm] = (S.sm[M_MQ_HEAD, sm] + 1) % q
     S.sm[M_MQ_N, sm] -= 1
@@ -1262,9 +1280,9 @@ _FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request,
               _window_end, _window_load, _window_cycles, _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
-              _smem_install, _smem_lookup, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
-              _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level,
-              _issue, _handle, _series, _unblock, _blame, _loop)
+              _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
+              _retire_if_done, _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick,
+              _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):

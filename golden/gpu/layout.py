@@ -71,7 +71,7 @@ CONFIG = (
     "icnt_latency", "flit_bytes", "line_bytes", "sector_bytes", "l2_line_bytes", "has_l3", "l3_latency",
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
-    "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency",
+    "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

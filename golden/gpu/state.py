@@ -102,6 +102,9 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "max_threads": gpu.max_threads_per_sm, "max_regs": gpu.max_regs_per_sm,
         "max_smem": gpu.shared_mem_bytes, "dep": layout.DEPENDENCES[dependences],
         "l1_latency": l1.latency, "l1_miss_latency": l1.miss_latency, "l1_ports": l1.ports,
+        # The miss queue's ring also holds the requests still waiting out l1.miss_latency (they
+        # are in GPGPU-Sim's l1_latency queue, not its miss queue): at most (latency + 1) x ports.
+        "l1_mq_ring": (l1.miss_queue or l1_mshrs + slots * 32) + (l1.miss_latency + 1) * l1.ports,
         "l1_mshrs": l1_mshrs, "l1_merges": l1.mshr_merges,
         "l1_miss_queue": l1.miss_queue or l1_mshrs + slots * 32, "l1_alloc_on_fill": l1.allocate == "on-fill",
         "l1_write": ("write-through", "write-evict", "write-back").index(l1.write),
@@ -135,7 +138,7 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
     ``l1_lines`` is the number of L1 lines of all SMs (their sector masks).
     """
     n_sm, slots, ctas = k[_K["n_sm"]], k[_K["slots"]], k[_K["max_ctas"]]
-    m1, mq, m2, n_part = k[_K["l1_mshrs"]], k[_K["l1_miss_queue"]], k[_K["l2_mshrs"]], k[_K["n_part"]]
+    m1, mq, m2, n_part = k[_K["l1_mshrs"]], k[_K["l1_mq_ring"]], k[_K["l2_mshrs"]], k[_K["n_part"]]
     merges = k[_K["l1_merges"]] or 32
     n_req = int(n_sm * (m1 + mq) * 2 + 4096)
     n_wait = int(n_sm * (m1 * merges + slots * 32))
