@@ -39,9 +39,11 @@ functional model (``--timing none``) with per-access outcomes; from them:
 
 One factor can be varied at a time: ``--scheduler`` (both models),
 ``--l1 FIELD=N`` (an L1 field of the preset, e.g. ``ports=32``, ``mshrs=16``)
-and ``--fixed-latency N`` (the timed run on ideal memory). The timed run is
+and ``--fixed-latency N`` (the timed run on ideal memory); the preset before
+2026-11-24 is ``--l1 mshrs=256 --l1 mshr_merges=8 --l1 miss_latency=0``. The timed run is
 saved under ``--save`` (``/tmp/fig1`` by default) and reused by later calls
-with the same workload, scale and variation. ``docs/workloads/kim20.md``
+with the same workload, scale and machine (the file name ends with a digest of
+the whole configuration, so a run of an older preset is never reused). ``docs/workloads/kim20.md``
 ("What the runs show") quotes the output.
 
 Usage::
@@ -53,6 +55,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -99,7 +102,8 @@ def machine(scheduler: str | None = None, l1: dict | None = None) -> GPUConfig:
 def l1_field(text: str) -> tuple[str, int]:
     """``FIELD=N`` of ``--l1`` (an integer field of the L1's ``CacheConfig``)."""
     name, _, value = text.partition("=")
-    if name not in ("ports", "mshrs", "mshr_merges", "miss_queue", "hit_latency", "assoc", "size"):
+    if name not in ("ports", "mshrs", "mshr_merges", "miss_queue", "hit_latency", "miss_latency", "assoc",
+                    "size"):
         raise argparse.ArgumentTypeError(f"--l1: an integer L1 field (ports, mshrs, ...), not {name!r}")
     try:
         return name, int(value)
@@ -628,7 +632,7 @@ def main() -> int:
         ap.error(str(e))
     tag = f"{name}-s{args.scale:g}" + (f"-{args.scheduler}" if args.scheduler else "") + (
         f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "") + (
-        "".join(f"-{k}{v}" for k, v in args.l1))
+        "".join(f"-{k}{v}" for k, v in args.l1)) + f"-{hashlib.sha256(repr(gpu).encode()).hexdigest()[:8]}"
     save = Path(args.save) / f"{tag}.npz" if args.save else None
     func = functional_run(wl, gpu) if {"kernels", "arrays", "pcs", "sectors"} & set(rest) else None
     timed = {"split", "kernels", "arrays", "occupancy", "candidate", "sectors"}
