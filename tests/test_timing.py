@@ -269,3 +269,15 @@ def test_runs_are_deterministic():
     a = run([k], gpu(n_sm=2, l2_partitions=2))[0].access_log()
     b = run([k], gpu(n_sm=2, l2_partitions=2))[0].access_log()
     assert np.array_equal(a, b)
+
+
+def test_two_level_demotes_warps_waiting_at_a_barrier():
+    # GPGPU-Sim's two-level scheduler demotes a "waiting" warp (shd_warp_t::waiting(): at a barrier,
+    # among others) from the active set. One CTA of 4 warps and an active set of 2: the first two
+    # reach the barrier and must make room for the other two, or the CTA never gets past it.
+    kb = KernelBuilder("bar", (1,), (128,))
+    kb.compute(2)
+    kb.barrier()
+    kb.compute(2)
+    tm, (r,) = run([kb], gpu(scheduler="two-level", two_level_active=2))
+    assert r.counters["instructions"] == 4 * 5 and r.counters["ctas_launched"] == 1

@@ -994,8 +994,10 @@ def _pick(K, W, M, last_of, op, space, sm, s):
 def _two_level(K, W, M, op, space, sm, s, m):
     """GPGPU-Sim's two-level scheduler: keep up to ``two_level_active`` warps in the active set.
 
-    A warp in the active set that waits for memory leaves it; the oldest
-    resident warps that do not wait for memory fill it up.
+    A warp in the active set that waits (for memory or at a barrier: GPGPU-Sim's
+    ``shd_warp_t::waiting()`` counts a warp at a barrier as waiting) leaves it; the oldest
+    resident warps that do not wait fill it up. A barrier's waiters must leave, or an active set
+    full of them would shut out the warps the barrier waits for.
     """
     n_sched = K[K_N_SCHED]
     base = sm * K[K_SLOTS]
@@ -1003,7 +1005,8 @@ def _two_level(K, W, M, op, space, sm, s, m):
     for i in range(m):
         g = base + s + i * n_sched
         if W[W_W_ACT2, g]:
-            if not W[W_W_ACTIVE, g] or W[W_W_DONE, g] or _why(K, W, M, op, space, sm, g) == WHY_MEM:
+            why = _why(K, W, M, op, space, sm, g)
+            if not W[W_W_ACTIVE, g] or W[W_W_DONE, g] or why == WHY_MEM or why == WHY_BAR:
                 W[W_W_ACT2, g] = False
             else:
                 count += 1
@@ -1012,7 +1015,7 @@ def _two_level(K, W, M, op, space, sm, s, m):
         for i in range(m):
             g = base + s + i * n_sched
             if W[W_W_ACTIVE, g] and not W[W_W_DONE, g] and not W[W_W_ACT2, g] \
-                    and _why(K, W, M, op, space, sm, g) != WHY_MEM:
+                    and _why(K, W, M, op, space, sm, g) not in (WHY_MEM, WHY_BAR):
                 if best < 0 or W[W_W_AGE, g] < W[W_W_AGE, best]:
                     best = g
         if best < 0:
