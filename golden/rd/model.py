@@ -19,6 +19,8 @@ the L1). MSHR merges do not reach the L2.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba as nb
@@ -307,7 +309,34 @@ def analyse(workload: Workload, gpu: GPUConfig, options: RDOptions | None = None
     InputError
         For inconsistent options (see :class:`RDOptions`, :func:`golden.rd.physical.bank_map`).
     """
-    o = options or RDOptions()
+    with _small_pages():
+        return _analyse(workload, gpu, options or RDOptions(), keep_streams)
+
+
+@contextmanager
+def _small_pages() -> Iterator[None]:
+    """numpy's large arrays without its ``madvise`` for transparent huge pages, then as before.
+
+    Why: the analysis allocates and frees arrays of hundreds of MB per workload. Where the
+    kernel's ``transparent_hugepage/defrag`` is ``madvise`` (this machine's setting), a page
+    fault in a huge-page-advised range may compact memory synchronously. Measured on
+    ``rdgc/atax`` at the paper's size (docs/rd.md): 20.0 s wall, 6.9 s system time with the
+    advice; 15.6 s and 2.4 s without; same results. The setting is numpy's process-wide one (its
+    ``NUMPY_MADVISE_HUGEPAGE``), restored on exit.
+    """
+    toggle = getattr(getattr(np, "_core", None), "multiarray", None)
+    toggle = getattr(toggle, "_set_madvise_hugepage", None)
+    if toggle is None:  # another numpy: leave it as it is
+        yield
+        return
+    before = toggle(False)
+    try:
+        yield
+    finally:
+        toggle(before)
+
+
+def _analyse(workload: Workload, gpu: GPUConfig, o: RDOptions, keep_streams: bool) -> RDResult:
     dflt = _defaults(gpu, o)
     per_set = o.counting == "per-set"
     if gpu.l2.line_size < gpu.l1.line_size:

@@ -38,6 +38,7 @@ import numpy as np
 from golden.errors import InputError
 from golden.files import atomic_write
 from golden.trace.model import INST_DTYPE, WARP_SIZE, KernelTrace, Op, Space, Workload
+from golden.trace.row_checks import CHECKS, first_failures
 
 __all__ = ["FORMAT_VERSION", "save_workload", "load_workload", "load_trace", "MAX_ADDRESS", "MAX_WARPS",
            "MAX_KERNELS", "MAX_INSTRUCTIONS_PER_ENTRY", "check_launch"]
@@ -64,7 +65,6 @@ MAX_SHARED_BYTES = 1 << 32
 MAX_REGS_PER_THREAD = 1 << 16
 _MAX_META_CHARS = 1 << 22
 _MAX_NPY_HEADER = 1 << 16
-_CHUNK_ROWS = 1 << 16
 
 
 def save_workload(path: str | os.PathLike, workload: Workload) -> None:
@@ -349,48 +349,33 @@ def _load_kernel(path: Path, i: int, km, members: _Members) -> KernelTrace:
                        **extra)
 
 
-def _check_rows(where: str, insts: np.ndarray, lanes: np.ndarray, n_ctas: int, wpc: int) -> None:
-    def bad(field: str, rows: np.ndarray, why: str, offset: int = 0) -> None:
-        r = offset + int(np.flatnonzero(rows)[0])
-        raise InputError(f"{where}: field '{field}' of instruction {r} {why}")
+_KNOWN_OPS = np.isin(np.arange(256), [int(o) for o in Op])
+_KNOWN_SPACES = np.isin(np.arange(256), [int(s) for s in Space])
 
+
+def _check_rows(where: str, insts: np.ndarray, lanes: np.ndarray, n_ctas: int, wpc: int) -> None:
+    """Raise for the first check of :data:`golden.trace.row_checks.CHECKS` that a row fails."""
     if insts.size == 0:
         return
-    memory = insts["op"] != Op.BARRIER
-    checks = [
-        ("cta", (insts["cta"] < 0) | (insts["cta"] >= n_ctas), f"is outside 0..{n_ctas - 1}"),
-        ("warp", (insts["warp"] < 0) | (insts["warp"] >= wpc), f"is outside 0..{wpc - 1}"),
-        ("op", ~np.isin(insts["op"], [int(o) for o in Op]), "is not a known operation"),
-        ("space", ~np.isin(insts["space"], [int(s) for s in Space]), "is not a known space"),
-        ("width", memory & (insts["width"] == 0), "is 0 bytes for a memory instruction"),
-        ("dx", (insts["dx"] < 1) | (insts["dx"] > WARP_SIZE), f"is outside 1..{WARP_SIZE}"),
-        ("lanes", (insts["lanes"] < -1) | (insts["lanes"] >= lanes.shape[0]),
-         "points outside the lane table"),
-    ]
-    for field, rows, why in checks:
-        if rows.any():
-            bad(field, rows, why)
-    gid = insts["cta"].astype(np.int64) * wpc + insts["warp"]
-    if np.any(np.diff(gid) < 0):
-        bad("cta", np.r_[False, np.diff(gid) < 0], "breaks the (cta, warp) order of the rows")
-    # Every active lane's bytes [addr, addr + width) must lie below MAX_ADDRESS, computed
-    # as lane_addresses does (int64); a chunk at a time, so memory stays bounded.
-    lane = np.arange(WARP_SIZE, dtype=np.int64)
-    for lo in range(0, len(insts), _CHUNK_ROWS):
-        it = insts[lo:lo + _CHUNK_ROWS]
-        dx = it["dx"].astype(np.int64)[:, None]
-        addr = (it["base"].astype(np.int64)[:, None] + (lane % dx) * it["sx"].astype(np.int64)[:, None]
-                + (lane // dx) * it["sy"].astype(np.int64)[:, None])
-        explicit = it["lanes"] >= 0
-        if explicit.any():
-            addr[explicit] = lanes[it["lanes"][explicit]].astype(np.int64)
-        active = ((it["mask"][:, None] >> lane.astype(np.uint32)) & 1).astype(bool)
-        active &= (it["op"] != Op.BARRIER)[:, None]
-        out = active & ((addr < 0) | (addr > MAX_ADDRESS - it["width"].astype(np.int64)[:, None]))
-        rows = out.any(axis=1)
-        if rows.any():
-            field = "lanes" if explicit[np.flatnonzero(rows)[0]] else "base"
-            bad(field, rows, f"gives an active lane an address outside 0..{MAX_ADDRESS - 1:#x}", lo)
+    first = first_failures(insts, lanes, n_ctas, wpc, _KNOWN_OPS, _KNOWN_SPACES, int(Op.BARRIER), WARP_SIZE,
+                           MAX_ADDRESS)
+    why = {
+        "cta": f"is outside 0..{n_ctas - 1}",
+        "warp": f"is outside 0..{wpc - 1}",
+        "op": "is not a known operation",
+        "space": "is not a known space",
+        "width": "is 0 bytes for a memory instruction",
+        "dx": f"is outside 1..{WARP_SIZE}",
+        "lanes": "points outside the lane table",
+        "order": "breaks the (cta, warp) order of the rows",
+        # every active lane's bytes [addr, addr + width) must lie below MAX_ADDRESS
+        "address": f"gives an active lane an address outside 0..{MAX_ADDRESS - 1:#x}",
+    }
+    for check, r in zip(CHECKS, first.tolist(), strict=True):
+        if r >= 0:
+            lanes_field = "lanes" if insts["lanes"][r] >= 0 else "base"
+            field = {"order": "cta", "address": lanes_field}.get(check, check)
+            raise InputError(f"{where}: field '{field}' of instruction {r} {why[check]}")
 
 
 def load_trace(path: str | os.PathLike) -> Workload:
