@@ -482,9 +482,7 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
             _at(buf, p[O_CTR] + c * _NC)[C_BYPASSES] += 1
             below_served = np.int64(MEMORY)
             if has_next:
-                q = _params(buf, (L + 1) * NP)
-                below = at_level(a, np.int64(0), np.int64(LOAD), line >> (q[P_LSHIFT] - p[P_LSHIFT]),
-                                 np.int64(-1), np.int64(-1))
+                q, below = _below(buf, p, L, a, np.int64(LOAD), line)
                 below_served, _ = _access(buf, q, h1, h2, h3, L + 1, below, pre)
             return below_served | BYPASSED, np.int64(0)
     s, sid, base, way = _find(buf, p, c, line)
@@ -512,9 +510,7 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
         req = _miss(buf, p, h1, h2, h3, L, a, is_load)
         resp = np.int64(0)
         if has_next:
-            q = _params(buf, (L + 1) * NP)
-            below = at_level(a, np.int64(0), np.int64(LOAD), line >> (q[P_LSHIFT] - p[P_LSHIFT]),
-                             np.int64(-1), np.int64(-1))
+            q, below = _below(buf, p, L, a, np.int64(LOAD), line)
             served, resp = _access(buf, q, h1, h2, h3, L + 1, below, req)
         else:
             served = np.int64(MEMORY)
@@ -525,9 +521,7 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
         else:
             v, wb = _victimize(buf, p, h1, h2, h3, L, a, sid, base)
             if wb >= 0 and has_next:
-                q = _params(buf, (L + 1) * NP)
-                wba = at_level(a, np.int64(0), np.int64(STORE), wb >> (q[P_LSHIFT] - p[P_LSHIFT]),
-                               np.int64(-1), np.int64(-1))
+                q, wba = _below(buf, p, L, a, np.int64(STORE), wb)
                 _access(buf, q, h1, h2, h3, L + 1, wba, np.int64(0))
             a = _put(buf, p, h1, h2, h3, L, a, sid, base, v, np.int64(0 if is_load else 1))
             way = v
@@ -539,9 +533,7 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
     if forward:
         below_served = np.int64(MEMORY)
         if has_next:
-            q = _params(buf, (L + 1) * NP)
-            fwd = at_level(a, np.int64(0), op, line >> (q[P_LSHIFT] - p[P_LSHIFT]), np.int64(-1),
-                           np.int64(-1))
+            q, fwd = _below(buf, p, L, a, op, line)
             below_served, _ = _access(buf, q, h1, h2, h3, L + 1, fwd, np.int64(0))
         if take_below:
             served = below_served
@@ -552,7 +544,13 @@ def _access(buf, p, h1, h2, h3, L, a, flags):
 
 
 #: The phases of an access, compiled into each family (and into the timing model's loops).
-_PHASES = (_find, _hit, _miss, _respond, _drop, _victimize, _put)
+def _below(buf, p, L, a, op, line):
+    """The next level's header and ``a`` as that level's request ``op`` for this level's ``line``."""
+    q = _params(buf, (L + 1) * NP)
+    return q, at_level(a, np.int64(0), op, line >> (q[P_LSHIFT] - p[P_LSHIFT]), np.int64(-1), np.int64(-1))
+
+
+_PHASES = (_find, _hit, _miss, _respond, _drop, _victimize, _put, _below)
 
 # Bound to each family's compiled copy of _access (inlined) by _compile_family.
 _access_first = None

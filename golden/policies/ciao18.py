@@ -282,6 +282,20 @@ def _isolate(ps, sm, base, s, gj, t):
 
 
 @nb.njit(cache=True, nogil=True)
+def _release(ps, flag, f, fgw, stat, action, sm, base, g, s, n, active, t, log):
+    """Algorithm 1's release of warp ``g`` (``flag`` cleared, its interferer ``f``/``fgw``
+    forgotten, ``stat`` counted, ``action`` logged), unless that interferer still interferes."""
+    if _still_interfered(ps, sm, base, f[g], fgw[g], n, active, t):
+        return  # warp k still suffers: g stays stalled or redirected
+    flag[g] = 0
+    f[g] = -1
+    fgw[g] = -1
+    ps.st[stat] += 1
+    if log:
+        _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, action, t)
+
+
+@nb.njit(cache=True, nogil=True)
 def _epochs(ps, sm, t):
     """Algorithm 1 at the end of low / high cut-off epochs of ``sm`` (release first, then trigger)."""
     p = ps.p
@@ -307,23 +321,11 @@ def _epochs(ps, sm, t):
             if ps.warp[g] < 0:
                 continue
             if ps.blocked[g]:  # lines 4-10: a stalled warp is reactivated
-                if _still_interfered(ps, sm, base, ps.f1[g], ps.f1gw[g], n, active, t):
-                    continue  # warp k still suffers and still runs
-                ps.blocked[g] = 0
-                ps.f1[g] = -1
-                ps.f1gw[g] = -1
-                ps.st[S_REACTIVATIONS] += 1
-                if log:
-                    _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, ciao_pair_list.ACT_REACTIVATE, t)
+                _release(ps, ps.blocked, ps.f1, ps.f1gw, S_REACTIVATIONS, ciao_pair_list.ACT_REACTIVATE,
+                         sm, base, g, s, n, active, t, log)
             elif ps.redirect[g]:  # lines 11-17: a redirected warp goes back to the L1D
-                if _still_interfered(ps, sm, base, ps.f0[g], ps.f0gw[g], n, active, t):
-                    continue
-                ps.redirect[g] = 0
-                ps.f0[g] = -1
-                ps.f0gw[g] = -1
-                ps.st[S_RETURNS] += 1
-                if log:
-                    _rec_pl(ps, ciao_pair_list.OP_RELEASE, g, s, 0, ciao_pair_list.ACT_UNISOLATE, t)
+                _release(ps, ps.redirect, ps.f0, ps.f0gw, S_RETURNS, ciao_pair_list.ACT_UNISOLATE,
+                         sm, base, g, s, n, active, t, log)
     if high:
         for s in range(W):
             g = base + s
