@@ -30,6 +30,9 @@ functional model (``--timing none``) with per-access outcomes; from them:
 ``sweep``
     The functional (and, with ``--sweep-timed``, the timed) miss rate at
     each of ``--scales``.
+``window``
+    The miss-rate definitions of ``split`` over the lookups in kim20's sampling windows only
+    (each SM's first 5,000 cycles of each kernel), what the policy's MRMU counts.
 ``candidate``
     STC only: timed load outcomes on the candidate ``x``'s column of ``coord``
     (the broadcast ``coord[i*num + x]`` loads) and on the other lines.
@@ -38,13 +41,22 @@ functional model (``--timing none``) with per-access outcomes; from them:
     launches (the workload holds 4).
 
 One factor can be varied at a time: ``--scheduler`` (both models),
-``--l1 FIELD=N`` (an L1 field of the preset, e.g. ``ports=32``, ``mshrs=16``)
-and ``--fixed-latency N`` (the timed run on ideal memory); the preset before
+``--l1 FIELD=N`` (an L1 field of the preset, e.g. ``ports=32``, ``mshrs=16``,
+``allocate=on-miss``), ``--fixed-latency N`` (the timed run on ideal memory) and
+``--dependences`` (the timed run's load-use rule, ``docs/timing.md``); the preset before
 2026-11-24 is ``--l1 mshrs=256 --l1 mshr_merges=8 --l1 miss_latency=0``. The timed run is
 saved under ``--save`` (``/tmp/fig1`` by default) and reused by later calls
 with the same workload, scale and machine (the file name ends with a digest of
-the whole configuration, so a run of an older preset is never reused). ``docs/workloads/kim20.md``
+the whole configuration, so a run of an older preset is never reused; it does not cover the
+model's code, so after a change to ``golden/gpu`` give a fresh ``--save``). ``docs/workloads/kim20.md``
 ("What the runs show") quotes the output.
+
+``--lean`` keeps only the monitor rows and outcome counts of the timed run
+(``split`` and ``occupancy`` only; the whole suite at scale 1 fits in memory),
+``--json FILE`` appends the ``split``, ``window`` and ``occupancy`` figures as one JSON
+line, and ``--table FILE`` prints such lines beside Fig. 1 (the occupancy definitions
+of :data:`TABLE_OCC`). ``--stc-dim D`` builds STC with ``D`` coordinates per point
+instead of the run script's 256 (an input-size experiment, :func:`stc_with_dim`).
 
 Usage::
 
@@ -72,7 +84,8 @@ from golden.rd.stack import stack_distances
 from golden.trace.model import Op, Workload
 from golden.workloads import registry
 
-EXPERIMENTS = ("split", "kernels", "arrays", "pcs", "sectors", "occupancy", "sweep", "launches", "candidate")
+EXPERIMENTS = ("split", "kernels", "arrays", "pcs", "sectors", "occupancy", "sweep", "launches", "candidate",
+               "window")
 #: Fig. 1 of kim20 (Sec. 2 and 5), in %.
 PAPER_MISS = {"cf": 4.6, "pf": 99, "ms": 95, "stc": 73, "lud": 72, "shfl": 68}
 PAPER_OCC = {"spmv": 89, "bt": 84, "stc": 93, "lud": 18}
@@ -99,9 +112,13 @@ def machine(scheduler: str | None = None, l1: dict | None = None) -> GPUConfig:
     return gpu.replace(l1=gpu.l1.replace(**l1)) if l1 else gpu
 
 
-def l1_field(text: str) -> tuple[str, int]:
-    """``FIELD=N`` of ``--l1`` (an integer field of the L1's ``CacheConfig``)."""
+def l1_field(text: str) -> tuple[str, int | str]:
+    """``FIELD=N`` of ``--l1`` (an integer field of the L1's ``CacheConfig``, or ``allocate=on-miss``)."""
     name, _, value = text.partition("=")
+    if name == "allocate":
+        if value not in ("on-miss", "on-fill"):
+            raise argparse.ArgumentTypeError(f"--l1 allocate: on-miss or on-fill, not {value!r}")
+        return name, value
     if name not in ("ports", "mshrs", "mshr_merges", "miss_queue", "hit_latency", "miss_latency", "assoc",
                     "size"):
         raise argparse.ArgumentTypeError(f"--l1: an integer L1 field (ports, mshrs, ...), not {name!r}")
@@ -111,20 +128,41 @@ def l1_field(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"--l1 {name}: an integer, not {value!r}") from None
 
 
-def timed_run(wl: Workload, save: Path | None, gpu: GPUConfig, fixed_latency: int = -1) -> dict:
-    """The baseline timed run with its log: ``{"log", "kernels": [(name, start, end, counters)]}``."""
+def lean_rows(rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Add the lookups of model log ``rows`` (cycle, sm, line, op, outcome) to ``counts[op, outcome]``;
+    return the monitor rows (``READY``, ``FIRST_CTA``)."""
+    acc = rows[rows[:, 4] <= SECTOR]
+    np.add.at(counts, (acc[:, 3], acc[:, 4]), 1)
+    return rows[(rows[:, 4] == READY) | (rows[:, 4] == FIRST_CTA)]
+
+
+def timed_run(wl: Workload, save: Path | None, gpu: GPUConfig, fixed_latency: int = -1,
+              lean: bool = False, dependences: str = "next-memory") -> dict:
+    """The baseline timed run with its log: ``{"log", "kernels": [(name, start, end, counters)]}``.
+
+    With ``lean`` the log keeps only the monitor rows (outcomes 5 and 6) and the lookups are
+    kept as counts, ``"counts"``: ``[kernel, op, outcome]`` (enough for ``split`` and
+    ``occupancy``, in far less memory).
+    """
     if save is not None and save.is_file():
         z = np.load(save, allow_pickle=False)
-        return {"log": z["log"], "kernels": json.loads(str(z["kernels"]))}
-    tm = TimingModel(gpu, Hierarchy(gpu), log_capacity=LOG_ROWS, fixed_latency=fixed_latency)
+        run = {"log": z["log"], "kernels": json.loads(str(z["kernels"]))}
+        if "counts" in z.files:
+            run["counts"] = z["counts"]
+        return run
+    tm = TimingModel(gpu, Hierarchy(gpu), log_capacity=LOG_ROWS, fixed_latency=fixed_latency,
+                     dependences=dependences)
     parts: list[np.ndarray] = []
     kernels = []
-    t0 = time.time()
+    counts = np.zeros((len(wl.kernels), 8, 8), np.int64)
+    t0, c0 = time.time(), time.process_time()
     for i, kernel in enumerate(wl.kernels):
         def digest(_done: int, _total: int, i: int = i) -> None:
             if tm.lost:
                 raise RuntimeError(f"the per-access log lost {tm.lost} rows")
             for rows in tm.log:
+                if lean:
+                    rows = lean_rows(rows, counts[i])
                 out = np.empty(len(rows), LOG_DTYPE)
                 for j, name in enumerate(("cycle", "sm", "line", "op", "outcome")):
                     out[name] = rows[:, j]
@@ -134,11 +172,16 @@ def timed_run(wl: Workload, save: Path | None, gpu: GPUConfig, fixed_latency: in
         t = tm.run_kernel(kernel, i, digest)
         kernels.append((kernel.name, t.start, t.end, t.counters))
     log = np.concatenate(parts) if parts else np.zeros(0, LOG_DTYPE)
-    print(f"timed run: {len(wl.kernels)} kernels, {len(log):,} log rows, {time.time() - t0:.0f} s wall")
+    print(f"timed run: {len(wl.kernels)} kernels, {len(log):,} log rows, {time.time() - t0:.0f} s wall, "
+          f"{time.process_time() - c0:.0f} s CPU")
+    run = {"log": log, "kernels": kernels}
+    if lean:
+        run["counts"] = counts
     if save is not None:
         save.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(save, log=log, kernels=json.dumps(kernels))
-    return {"log": log, "kernels": kernels}
+        extra = {"counts": counts} if lean else {}
+        np.savez_compressed(save, log=log, kernels=json.dumps(kernels), **extra)
+    return run
 
 
 def functional_run(wl: Workload, gpu: GPUConfig) -> np.ndarray:
@@ -220,22 +263,41 @@ def _definitions(hits, misses, sectors, merges, st_hits, st_all) -> list[tuple[s
     ]
 
 
-def split(wl: Workload, run: dict, name: str) -> None:
+def split(wl: Workload, run: dict, name: str) -> dict:
     """Lookups by outcome, loads and stores, and miss-rate definitions, timed."""
-    log = run["log"]
-    acc = log[log["outcome"] <= SECTOR]
-    ld = acc["op"] == Op.LOAD
-    n = {o: int(np.count_nonzero(ld & (acc["outcome"] == o))) for o in (HIT, MISS, MERGE, SECTOR)}
-    st_all = int(np.count_nonzero(~ld))
-    st_hits = int(np.count_nonzero(~ld & (acc["outcome"] == HIT)))
+    c = run_counts(run)
+    n = {o: c[o] for o in (HIT, MISS, MERGE, SECTOR)}
+    st_all, st_hits = c["st"], c["st_hit"]
     loads = sum(n.values())
-    print(f"\n[split] {wl.name}: timed L1 lookups {len(acc):,} (loads {loads:,}, stores/atomics {st_all:,})")
+    print(f"\n[split] {wl.name}: timed L1 lookups {loads + st_all:,} (loads {loads:,}, "
+          f"stores/atomics {st_all:,})")
     for label, o in (("hits", HIT), ("true misses", MISS), ("sector misses", SECTOR), ("MSHR merges", MERGE)):
         print(f"  loads {label:<14} {n[o]:>11,}  {_pct(n[o], loads)} of loads")
     print(f"  store hits           {st_hits:>11,}  {_pct(st_hits, st_all)} of stores")
     print(f"  paper (Fig. 1): {PAPER_MISS.get(name, '-')} %")
-    for label, m, d in _definitions(n[HIT], n[MISS], n[SECTOR], n[MERGE], st_hits, st_all):
+    return _print_definitions(c)
+
+
+def _print_definitions(c: dict) -> dict:
+    """Print each miss-rate definition of outcome counts ``c`` (``run_counts``); return them in %."""
+    out = {}
+    for label, m, d in _definitions(c[HIT], c[MISS], c[SECTOR], c[MERGE], c["st_hit"], c["st"]):
         print(f"  {_pct(m, d)}  {label}")
+        out[label.split(":")[0]] = round(100 * m / d, 3) if d else None
+    return out
+
+
+def run_counts(run: dict) -> dict:
+    """Timed load outcome counts and store counts of a whole run (from the log, or a lean run's counts)."""
+    if "counts" in run:
+        c = run["counts"].sum(axis=0)
+        out = {o: int(c[Op.LOAD, o]) for o in (HIT, MISS, MERGE, SECTOR)}
+        stores = [op for op in range(c.shape[0]) if op != Op.LOAD]
+        out["st"] = int(c[stores][:, HIT:SECTOR + 1].sum())
+        out["st_hit"] = int(c[stores, HIT].sum())
+        return out
+    log = run["log"]
+    return _outcome_counts(log[log["outcome"] <= SECTOR])
 
 
 def _outcome_counts(a: np.ndarray) -> dict:
@@ -391,10 +453,34 @@ def sectors(wl: Workload, run: dict, func: np.ndarray, name: str) -> None:
     print(f"  {_pct(float(w[non].sum()), float(w.sum()))}  per sector, stores incl. (bounds from the "
           f"fewest and most sectors of each line's requests: {low:.1%} to {high:.1%})")
     print(f"  {_pct(float(w[non & ld].sum()), float(w[ld].sum()))}  per sector, loads only")
+    true = non & (acc["outcome"] != MERGE)
+    print(f"  {_pct(float(w[true].sum()), float(w.sum()))}  per sector, stores incl., merges as hits "
+          "(GPGPU-Sim's HIT_RESERVED on an allocate-on-miss L1)")
     miss = non & ld & (acc["outcome"] != MERGE)
     print(f"  {_pct(float(w[miss].sum()), float(w[ld & (acc['outcome'] != MERGE)].sum()))}  per sector, "
           "loads only, merges not counted")
     print(f"  {_pct(float(w[miss].sum()), float(w[ld].sum()))}  per sector, loads only, merges as hits")
+
+
+def in_windows(log: np.ndarray, window: int = WINDOW) -> np.ndarray:
+    """True for each log row inside its SM's sampling window of its kernel: ``window`` cycles from
+    the SM's first CTA (the ``FIRST_CTA`` rows), as kim20's MRMU samples."""
+    first = log[log["outcome"] == FIRST_CTA]
+    start = np.full((int(log["kernel"].max(initial=0)) + 1, int(log["sm"].max(initial=0)) + 1), -1, np.int64)
+    start[first["kernel"], first["sm"]] = first["cycle"]
+    s = start[log["kernel"], log["sm"]]
+    return (s >= 0) & (log["cycle"] >= s) & (log["cycle"] < s + window)
+
+
+def window(wl: Workload, run: dict, name: str) -> dict:
+    """Miss-rate definitions over the lookups inside kim20's sampling windows only (the MRMU's view)."""
+    log = run["log"]
+    acc = log[(log["outcome"] <= SECTOR) & in_windows(log)]
+    c = _outcome_counts(acc)
+    print(f"\n[window] {wl.name}: lookups in each SM's {WINDOW}-cycle window from its first CTA of each "
+          f"kernel: {len(acc):,} of {int(np.count_nonzero(log['outcome'] <= SECTOR)):,}; paper "
+          f"{PAPER_MISS.get(name, '-')} %")
+    return _print_definitions(c)
 
 
 def _steps(t: np.ndarray, v: np.ndarray, start: int, end: int) -> tuple[float, float]:
@@ -424,8 +510,8 @@ def _busy_mean(e: np.ndarray, start: int, end: int) -> tuple[float, float]:
     return float((dur[on] * total[on] / busy[on]).sum()), float(dur[on].sum())
 
 
-def occupancy(wl: Workload, run: dict, name: str, gpu: GPUConfig) -> None:
-    """Warp occupancy under several definitions from one timed run's monitor events."""
+def occupancy(wl: Workload, run: dict, name: str, gpu: GPUConfig) -> dict:
+    """Warp occupancy under several definitions from one timed run's monitor events (returned, in %)."""
     slots, n_sm = gpu.max_warps_per_sm, gpu.n_sm
     log = run["log"]
     ev = log[log["outcome"] == READY]
@@ -478,6 +564,16 @@ def occupancy(wl: Workload, run: dict, name: str, gpu: GPUConfig) -> None:
         per_kernel.append((k, kname, cyc, c["warp_cycles"] / c["slot_cycles"] if c["slot_cycles"] else 0,
                            integ / (slots * n_sm * cyc) if cyc else 0, integ / (slots * busy) if busy else 0,
                            (last_dispatch - start) / cyc if cyc else 0, len(first_cta)))
+    out = {"resident": res["resident"] / (res["cycles"] * slots * n_sm),
+           "ready_all": res["ready_all"] / (res["cycles"] * slots * n_sm),
+           "ready_busy": res["ready_busy"] / (res["busy"] * slots) if res["busy"] else 0.0,
+           "mean_busy": res["mean_busy"] / (res["mean_busy_t"] * slots) if res["mean_busy_t"] else 0.0,
+           "kernel_mean_busy": float(np.mean([k[5] for k in per_kernel])) if per_kernel else 0.0,
+           "before_last_cta": (res["full_all"] / (res["full_cycles"] * slots * n_sm)
+                               if res["full_cycles"] else 0.0),
+           "before_last_cta_share": res["full_cycles"] / res["cycles"] if res["cycles"] else 0.0,
+           "window": res["win_sum"] / max(res["win_n"], 1)}
+    out = {k: round(100 * v, 3) for k, v in out.items()}
     print(f"\n[occupancy] {wl.name}: paper (Fig. 1) {PAPER_OCC.get(name, '-')} %")
     print(f"  {res['resident'] / (res['cycles'] * slots * n_sm):6.1%}  ours: resident warps / (56 SMs x 32 "
           "slots), every cycle")
@@ -506,6 +602,7 @@ def occupancy(wl: Workload, run: dict, name: str, gpu: GPUConfig) -> None:
         for k, kname, cyc, r, ra, rb, full, sms in per_kernel:
             print(f"  {k:>3} {kname[:28]:<28} {cyc:>9,} {r:>8.1%} {ra:>7.1%} {rb:>10.1%} {full:>15.1%} "
                   f"{sms:>4}")
+    return out
 
 
 def sweep(name: str, scales: list[float], timed: bool, gpu: GPUConfig) -> None:
@@ -522,6 +619,24 @@ def sweep(name: str, scales: list[float], timed: bool, gpu: GPUConfig) -> None:
             c = _outcome_counts(acc)
             line += f", timed {_pct(len(acc) - c[HIT] - c['st_hit'], len(acc))}"
         print(line, flush=True)
+
+
+def stc_with_dim(scale: float, dim: int) -> Workload:
+    """STC with ``dim`` coordinates per point instead of the run script's 256 (an input-size experiment).
+
+    Built by :func:`golden.workloads.kim20_stc.build` with its ``DIM`` replaced for the call (not
+    through the registry, whose trace cache would take it for the standard input).
+    """
+    from golden.workloads import kim20_stc
+
+    if not (isinstance(dim, int) and dim >= 1):
+        raise ValueError(f"--stc-dim: a positive integer, not {dim!r}")
+    saved = kim20_stc.DIM
+    kim20_stc.DIM = dim
+    try:
+        return kim20_stc.build(scale)
+    finally:
+        kim20_stc.DIM = saved
 
 
 def sized(name: str, scale: float) -> Workload:
@@ -596,9 +711,38 @@ def candidate(wl: Workload, run: dict) -> None:
                   f"{share[MISS]}, merges {share[MERGE]}, sector misses {share[SECTOR]}")
 
 
+#: Occupancy definitions of ``occupancy`` printed by ``table``, in its order.
+#: resident: resident warps / all SMs' slots (the suite table's); busy-SM: ready / slots of the SMs
+#: with a ready warp (GPGPU-Sim's gpu_tot_occupancy); cycle-mean: per cycle, mean ready over those
+#: SMs; launch-mean: mean over launches of busy-SM; window: kim20's 5,000-cycle WOMU sample.
+TABLE_OCC = (("resident", "resident"), ("ready_busy", "busy-SM"), ("mean_busy", "cycle-mean"),
+             ("kernel_mean_busy", "launch-mean"), ("window", "window"))
+#: Fig. 1's bound for the bypass-friendly workloads (kim20 Sec. 5: "less than 46%").
+PAPER_OCC_BOUND = {"adi": 46, "nw": 46, "lud": 46, "jcb1d": 46, "shfl": 46, "sqn": 46}
+
+
+def table(path: str) -> None:
+    """Print the ``--json`` records of ``path`` (one per workload) beside Fig. 1's numbers."""
+    recs = {}
+    with open(path) as f:
+        for line in f:
+            r = json.loads(line)
+            recs[(r["workload"], r["scale"])] = r
+    print(f"{'workload':<12} {'Fig.1 miss':>10} {'ours':>6} | {'Fig.1 occ':>9} "
+          + " ".join(f"{label:>{max(len(label), 6)}}" for _, label in TABLE_OCC))
+    for (w, s), r in sorted(recs.items()):
+        paper_occ = PAPER_OCC.get(w, f"<{PAPER_OCC_BOUND[w]}" if w in PAPER_OCC_BOUND else "-")
+        occ = r.get("occupancy", {})
+        cells = " ".join(f"{occ.get(k, float('nan')):>{max(len(label), 6)}.1f}" for k, label in TABLE_OCC)
+        print(f"{w.upper() + f' {s:g}':<12} {PAPER_MISS.get(w, '-'):>10} {r['miss']['ours']:>6.1f} | "
+              f"{paper_occ:>9} {cells}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--workload", required=True, help="kim20 workload name (pf, cf, shfl, stc, ...)")
+    ap.add_argument("--workload", help="kim20 workload name (pf, cf, shfl, stc, ...)")
+    ap.add_argument("--stc-dim", type=int, help="STC: coordinates per point (the run script's 256)")
+    ap.add_argument("--table", metavar="FILE", help="print the --json records of FILE beside Fig. 1 and stop")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="input scale (above 1 for lud, ms and spmv only, built as scale 1 is)")
     ap.add_argument("--experiment", action="append", choices=EXPERIMENTS,
@@ -610,10 +754,21 @@ def main() -> int:
                     help="change one L1 field of the preset (ports, mshrs, miss_queue, ...), both models")
     ap.add_argument("--fixed-latency", type=int, default=-1,
                     help="timed run on ideal memory with this load latency (default: full memory model)")
+    ap.add_argument("--dependences", choices=("next-memory", "none", "next-instruction"),
+                    default="next-memory",
+                    help="timed run: when a warp with loads outstanding waits (docs/timing.md)")
     ap.add_argument("--scales", type=float, nargs="+", default=[0.125, 0.25, 0.5, 1.0])
     ap.add_argument("--sweep-timed", action="store_true", help="sweep: run the timing model too")
     ap.add_argument("--launches", type=int, nargs="+", default=[4, 8, 16])
+    ap.add_argument("--lean", action="store_true",
+                    help="keep only the monitor rows and outcome counts of the timed run (split, occupancy)")
+    ap.add_argument("--json", help="append the split and occupancy figures as one JSON line to this file")
     args = ap.parse_args()
+    if args.table:
+        table(args.table)
+        return 0
+    if not args.workload:
+        ap.error("--workload: required (unless --table)")
     name = args.workload.split("/")[-1]
     if any(s > 1 for s in [args.scale, *args.scales]) and name not in ("lud", "ms", "spmv"):
         ap.error(f"--scale: above 1 only for lud, ms and spmv, not {name}")
@@ -626,20 +781,30 @@ def main() -> int:
     rest = [e for e in exps if e not in ("sweep", "launches")]
     if not rest:
         return 0
+    if args.stc_dim is not None and name != "stc":
+        ap.error("--stc-dim: STC only")
     try:
-        wl = sized(name, args.scale)
+        wl = sized(name, args.scale) if args.stc_dim is None else stc_with_dim(args.scale, args.stc_dim)
     except (ValueError, InputError) as e:
         ap.error(str(e))
-    tag = f"{name}-s{args.scale:g}" + (f"-{args.scheduler}" if args.scheduler else "") + (
+    tag = f"{name}-s{args.scale:g}" + (f"-dim{args.stc_dim}" if args.stc_dim is not None else "") + (
+        f"-{args.scheduler}" if args.scheduler else "") + (
         f"-fixed{args.fixed_latency}" if args.fixed_latency >= 0 else "") + (
+        f"-dep-{args.dependences}" if args.dependences != "next-memory" else "") + (
         "".join(f"-{k}{v}" for k, v in args.l1)) + f"-{hashlib.sha256(repr(gpu).encode()).hexdigest()[:8]}"
+    tag += "-lean" if args.lean else ""
+    if args.lean and set(rest) - {"split", "occupancy"}:
+        ap.error("--lean: only the split and occupancy experiments")
     save = Path(args.save) / f"{tag}.npz" if args.save else None
     func = functional_run(wl, gpu) if {"kernels", "arrays", "pcs", "sectors"} & set(rest) else None
-    timed = {"split", "kernels", "arrays", "occupancy", "candidate", "sectors"}
-    run = timed_run(wl, save, gpu, args.fixed_latency) if timed & set(rest) else None
+    timed = {"split", "kernels", "arrays", "occupancy", "candidate", "sectors", "window"}
+    c0 = time.process_time()
+    run = (timed_run(wl, save, gpu, args.fixed_latency, args.lean, args.dependences)
+           if timed & set(rest) else None)
+    record: dict = {"workload": name, "scale": args.scale, "tag": tag}
     for e in rest:
         if e == "split":
-            split(wl, run, name)
+            record["miss"] = split(wl, run, name)
         elif e == "kernels":
             kernels(wl, run, func)
         elif e == "arrays":
@@ -649,9 +814,15 @@ def main() -> int:
         elif e == "sectors":
             sectors(wl, run, func, name)
         elif e == "occupancy":
-            occupancy(wl, run, name, gpu)
+            record["occupancy"] = occupancy(wl, run, name, gpu)
         elif e == "candidate":
             candidate(wl, run)
+        elif e == "window":
+            record["window_miss"] = window(wl, run, name)
+    if args.json:
+        record["cpu_s"] = round(time.process_time() - c0, 1)
+        with open(args.json, "a") as f:
+            f.write(json.dumps(record) + "\n")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -117,3 +118,54 @@ def test_sector_weights_match_lookups_to_the_requests_of_their_line():
     acc["line"][0] = 8
     with pytest.raises(ValueError, match="log: a timed lookup has no functional request"):
         fig1.sector_weights(acc, func)
+
+
+def test_lean_counts_give_the_log_s_outcome_counts():
+    rng = np.random.default_rng(5)
+    rows = np.zeros((300, 5), np.int64)
+    rows[:, 0] = np.arange(300)
+    rows[:, 3] = rng.choice([Op.LOAD, Op.STORE], 300)
+    outcomes = [fig1.HIT, fig1.MISS, fig1.MERGE, fig1.SECTOR, fig1.READY, fig1.FIRST_CTA, 7]
+    rows[:, 4] = rng.choice(outcomes, 300)
+    log = np.zeros(300, fig1.LOG_DTYPE)
+    for j, name in enumerate(("cycle", "sm", "line", "op", "outcome")):
+        log[name] = rows[:, j]
+    counts = np.zeros((1, 8, 8), np.int64)
+    kept = fig1.lean_rows(rows, counts[0])
+    assert set(kept[:, 4].tolist()) == {fig1.READY, fig1.FIRST_CTA}
+    assert len(kept) == np.count_nonzero(np.isin(rows[:, 4], [fig1.READY, fig1.FIRST_CTA]))
+    assert fig1.run_counts({"log": log, "counts": counts}) == fig1.run_counts({"log": log})
+
+
+def test_l1_field_takes_the_allocation_policy():
+    assert fig1.machine(l1=dict([fig1.l1_field("allocate=on-miss")])).l1.allocate == "on-miss"
+    with pytest.raises(argparse.ArgumentTypeError, match="--l1 allocate: on-miss or on-fill"):
+        fig1.l1_field("allocate=never")
+
+
+def test_table_prints_each_record_beside_fig1(tmp_path, capsys):
+    rec = {"workload": "stc", "scale": 1.0, "miss": {"ours": 91.25},
+           "occupancy": {k: 50.0 for k, _ in fig1.TABLE_OCC}}
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(rec) + "\n" + json.dumps(dict(rec, workload="nw")) + "\n")
+    fig1.table(str(path))
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["NW", "1", "-", "91.2", "|", "<46", "50.0", "50.0", "50.0", "50.0", "50.0"]
+    assert out[2].split()[:6] == ["STC", "1", "73", "91.2", "|", "93"]
+
+
+def test_in_windows_keeps_each_sm_s_first_cycles_of_each_kernel():
+    log = np.zeros(7, fig1.LOG_DTYPE)
+    log["outcome"] = [fig1.FIRST_CTA, fig1.FIRST_CTA, fig1.HIT, fig1.MISS, fig1.HIT, fig1.MISS, fig1.HIT]
+    log["sm"] = [0, 1, 0, 0, 1, 1, 2]
+    log["cycle"] = [10, 100, 12, 20, 99, 105, 12]
+    assert fig1.in_windows(log, window=10).tolist() == [True, True, True, False, False, True, False]
+
+
+def test_stc_with_dim_builds_that_many_coordinates_and_restores_the_module():
+    from golden.workloads import kim20_stc
+
+    wl = fig1.stc_with_dim(512 / kim20_stc.NUM, 4)
+    assert wl.params["dim"] == 4 and wl.params["num"] == 512 and kim20_stc.DIM == 256
+    with pytest.raises(ValueError, match="--stc-dim: a positive integer"):
+        fig1.stc_with_dim(1.0, 0)
