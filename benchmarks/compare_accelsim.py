@@ -317,20 +317,41 @@ def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
         log.write_text(p.stdout + p.stderr)
     if p.returncode != 0 or "gpu_tot_sim_cycle" not in p.stdout:
         sys.exit(f"compare_accelsim: Accel-Sim failed ({p.returncode}): {p.stdout[-600:]}{p.stderr[-400:]}")
+    return accelsim_stats(p.stdout), seconds
+
+
+def accelsim_stats(text: str) -> dict[str, float]:
+    """The statistics the table reads from Accel-Sim's output ``text`` (the last printed of each).
+
+    :data:`STATS`, and per outcome the L1 counts of global loads (``load_HIT``, ...) and the L2
+    counts of global reads and writes (``l2_HIT``, ...): totals over all kernels.
+    """
     stats = {}
     for name in STATS:
-        found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)", p.stdout, re.M)
+        found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)", text, re.M)
         stats[name] = float(found[-1]) if found else float("nan")
-    # Per-outcome L1 counts of global loads and L2 counts of global reads and writes (the last
-    # printed: totals over all kernels).
     for prefix, table, kinds in (("load", "Total_core_cache_stats_breakdown", ("R",)),
                                  ("l2", "L2_cache_stats_breakdown", ("R", "W"))):
         for outcome in LOAD_OUTCOMES:
             stats[f"{prefix}_{outcome}"] = 0.0
             for kind in kinds:
-                found = re.findall(rf"{table}\[GLOBAL_ACC_{kind}\]\[{outcome}\] = (\d+)", p.stdout)
+                found = re.findall(rf"{table}\[GLOBAL_ACC_{kind}\]\[{outcome}\] = (\d+)", text)
                 stats[f"{prefix}_{outcome}"] += float(found[-1]) if found else 0.0
-    return stats, seconds
+    return stats
+
+
+def accelsim_rates(c: dict[str, float]) -> tuple[float, float, float]:
+    """Accel-Sim's global load requests, L1 load hit rate and L2 hit rate (%) from :func:`accelsim_stats`.
+
+    Each access once (``HIT + HIT_RESERVED + MISS + SECTOR_MISS``, GPGPU-Sim's ``TOTAL_ACCESS``:
+    ``MSHR_HIT`` counts merged accesses a second time); hits are ``HIT`` (a merge into a pending
+    line, ``HIT_RESERVED``, does not hit, as gpucache counts); the L2 over global reads and writes.
+    """
+    def total(prefix: str) -> float:
+        return sum(c[f"{prefix}_{o}"] for o in ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS"))
+
+    loads = total("load")
+    return loads, _pct(c["load_HIT"], loads), _pct(c["l2_HIT"], total("l2"))
 
 
 def _pct(hits: float, accesses: float) -> float:
@@ -353,7 +374,7 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
     stores = ours["caches"]["l1"]["write_hits"] + ours["caches"]["l1"]["write_misses"]
     our_loads = t["l1"]["accesses"] - stores
     our_load_hits = t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"]
-    their_loads = sum(c[f"load_{o}"] for o in ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS"))
+    their_loads, their_l1, their_l2 = accelsim_rates(c)
     # Per sector on a sectored cache, as Accel-Sim counts (one request per sector); per line request
     # otherwise, where gpucache's per-sector counts are its per-request ones.
     l1s, l2s = t["l1"]["sectors"], t["l2"]["sectors"]
@@ -361,13 +382,10 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
         our_loads, our_load_hits = l1s["loads"], l1s["load_hits"]
     row = {
         "workload": name,
-        "l1": (_pct(our_load_hits, our_loads), _pct(c["load_HIT"], their_loads)),
+        "l1": (_pct(our_load_hits, our_loads), their_l1),
         "l1_accesses": (our_loads, their_loads),
-        # Global reads and writes, hits over accesses (merges into a pending miss, HIT_RESERVED, do
-        # not hit), as gpucache counts; Accel-Sim's own total also has instruction fetches and
-        # counts HIT_RESERVED as a hit.
-        "l2": (_pct(l2s["hits"], l2s["accesses"]),
-               _pct(c["l2_HIT"], sum(c[f"l2_{o}"] for o in ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS")))),
+        # Accel-Sim's own L2 total also has instruction fetches and counts HIT_RESERVED as a hit.
+        "l2": (_pct(l2s["hits"], l2s["accesses"]), their_l2),
         "per_request": (_pct(t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"],
                              t["l1"]["accesses"] - stores), 100.0 * t["l2"]["hit_rate"]),
         "resfail": (sum(t["l1"]["reservation_fails"].values()), c["L1D_total_cache_reservation_fails"]),
