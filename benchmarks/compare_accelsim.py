@@ -59,14 +59,23 @@ the export appends an ``EXIT`` to each warp whose tail is empty.
 **Counting.** Accel-Sim's ``L1D_total_cache_*`` totals leave out loads
 merged into a pending miss and count every store (per sector) as a miss, so
 the table compares global loads only, read from its per-outcome breakdown:
-hits over load requests, merges (``MSHR_HIT``) and sector misses counted as
+hits over load requests (``HIT + HIT_RESERVED + MISS + SECTOR_MISS``, its
+``TOTAL_ACCESS``: ``MSHR_HIT`` counts again accesses already counted as a
+miss or ``HIT_RESERVED``), merges and sector misses counted as
 requests that do not hit, the same rule as gpucache's ``timing.l1`` counters
 without the stores (``caches.l1`` ``write_hits`` + ``write_misses``). On the
 sectored kim20 L1 Accel-Sim's coalescer (``gpgpu_coalesce_arch`` 61) sends one
-request per 32-byte sector, gpucache one per line: the table prints both
-request counts. On the GTX 480 (Fermi coalescing) both count line requests.
-L2: each side's own total (Accel-Sim per sector; gpucache per line request,
-and its L2 does not track sectors). Reservation failures: gpucache's MSHR,
+request per 32-byte sector, gpucache one per line with a sector mask. L2:
+global reads and writes on both sides (Accel-Sim's ``L2_total_cache_*`` also
+count instruction fetches, which gpucache does not model, and count a request
+merged into a pending line, ``HIT_RESERVED``, as a hit; the table takes its
+``HIT`` over its global accesses, merges not hitting, as gpucache counts).
+On a sectored cache (kim20's L1 and L2) the table counts
+both sides per 32-byte sector: gpucache's ``timing.l1.sectors`` and
+``timing.l2.sectors`` count each line request's sectors and those present
+(``docs/timing.md``), and its per-request rates are printed below the table.
+On the GTX 480 (Fermi coalescing, no sectors) both count line requests.
+Reservation failures: gpucache's MSHR,
 merge and miss-queue kinds summed, beside ``L1D_total_cache_reservation_fails``.
 IPC is warp instructions per cycle of the whole GPU on both sides.
 gpucache's timing loop is compiled (numba) on an untimed warm-up run first.
@@ -76,7 +85,9 @@ and the same ordering of the workloads by IPC; each row and the whole run
 print PASS or FAIL.
 
 Run: ``python benchmarks/compare_accelsim.py --accelsim /tmp/accelsim --config kim20
---workloads rdgc/bicg rdgc/atax --scale 0.05``.
+--workloads rdgc/bicg rdgc/atax --scale 0.05``. For a run that varies one factor,
+``--accelsim-set OPTION=VALUE`` writes an option over the derived config and
+``--gpucache-set FIELD=VALUE`` changes a field of the preset (``l1.index=mod``).
 """
 
 from __future__ import annotations
@@ -132,8 +143,11 @@ DROPPED = ("gpuwattch_xml_file",)
 #: Accel-Sim statistics read from its output (the last value printed: totals over all kernels).
 STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_reservation_fails",
          "L2_total_cache_accesses", "L2_total_cache_misses", "gpu_tot_sim_cycle", "gpgpu_n_tot_w_icount")
-#: Outcomes of an L1 global load in Accel-Sim's breakdown (MSHR_HIT: merged into a pending miss).
-LOAD_OUTCOMES = ("HIT", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
+#: Outcomes of an L1 global load (and an L2 global access) in Accel-Sim's breakdown. Each access is
+#: counted once in HIT, HIT_RESERVED, MISS or SECTOR_MISS (GPGPU-Sim's TOTAL_ACCESS); MSHR_HIT
+#: counts again those of them merged into a pending miss (cache_stats::print_stats: "already
+#: included").
+LOAD_OUTCOMES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
 #: Targets of issue 9.
 HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
 
@@ -218,10 +232,34 @@ def machine_differences(text: str, gpu: GPUConfig) -> list[str]:
         "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
         "l2.index": l2["index"], "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
+        "l2.sector_size": l2["sector"],
     }
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
             for key in theirs if ours[key] != theirs[key] and ours[key] is not None]
+
+
+def with_fields(gpu: GPUConfig, settings: list[str]) -> GPUConfig:
+    """``gpu`` with ``key=value`` settings applied (``l1.index=mod``; integers parsed), for one-factor runs.
+
+    Raises
+    ------
+    SystemExit
+        With a one-line message naming the setting, if it is malformed or invalid.
+    """
+    for item in settings:
+        key, sep, text = item.partition("=")
+        value = int(text) if text.lstrip("-").isdigit() else text
+        level, _, name = key.rpartition(".")
+        try:
+            owner = getattr(gpu, level) if level else gpu
+            if not sep or owner is None or not hasattr(owner, name):
+                raise ValueError("not a field of the preset")
+            changed = owner.replace(**{name: value})
+            gpu = gpu.replace(**{level: changed}) if level else changed
+        except (ValueError, TypeError) as e:
+            sys.exit(f"compare_accelsim: --gpucache-set {item}: {e}")
+    return gpu
 
 
 def _field(gpu: GPUConfig, key: str):
@@ -279,16 +317,41 @@ def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
         log.write_text(p.stdout + p.stderr)
     if p.returncode != 0 or "gpu_tot_sim_cycle" not in p.stdout:
         sys.exit(f"compare_accelsim: Accel-Sim failed ({p.returncode}): {p.stdout[-600:]}{p.stderr[-400:]}")
+    return accelsim_stats(p.stdout), seconds
+
+
+def accelsim_stats(text: str) -> dict[str, float]:
+    """The statistics the table reads from Accel-Sim's output ``text`` (the last printed of each).
+
+    :data:`STATS`, and per outcome the L1 counts of global loads (``load_HIT``, ...) and the L2
+    counts of global reads and writes (``l2_HIT``, ...): totals over all kernels.
+    """
     stats = {}
     for name in STATS:
-        found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)", p.stdout, re.M)
+        found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)", text, re.M)
         stats[name] = float(found[-1]) if found else float("nan")
-    # Per-outcome L1 counts of global loads (the last printed: totals over all kernels).
-    for outcome in LOAD_OUTCOMES:
-        key = rf"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[{outcome}\] = (\d+)"
-        found = re.findall(key, p.stdout)
-        stats[f"load_{outcome}"] = float(found[-1]) if found else 0.0
-    return stats, seconds
+    for prefix, table, kinds in (("load", "Total_core_cache_stats_breakdown", ("R",)),
+                                 ("l2", "L2_cache_stats_breakdown", ("R", "W"))):
+        for outcome in LOAD_OUTCOMES:
+            stats[f"{prefix}_{outcome}"] = 0.0
+            for kind in kinds:
+                found = re.findall(rf"{table}\[GLOBAL_ACC_{kind}\]\[{outcome}\] = (\d+)", text)
+                stats[f"{prefix}_{outcome}"] += float(found[-1]) if found else 0.0
+    return stats
+
+
+def accelsim_rates(c: dict[str, float]) -> tuple[float, float, float]:
+    """Accel-Sim's global load requests, L1 load hit rate and L2 hit rate (%) from :func:`accelsim_stats`.
+
+    Each access once (``HIT + HIT_RESERVED + MISS + SECTOR_MISS``, GPGPU-Sim's ``TOTAL_ACCESS``:
+    ``MSHR_HIT`` counts merged accesses a second time); hits are ``HIT`` (a merge into a pending
+    line, ``HIT_RESERVED``, does not hit, as gpucache counts); the L2 over global reads and writes.
+    """
+    def total(prefix: str) -> float:
+        return sum(c[f"{prefix}_{o}"] for o in ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS"))
+
+    loads = total("load")
+    return loads, _pct(c["load_HIT"], loads), _pct(c["l2_HIT"], total("l2"))
 
 
 def _pct(hits: float, accesses: float) -> float:
@@ -311,13 +374,20 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
     stores = ours["caches"]["l1"]["write_hits"] + ours["caches"]["l1"]["write_misses"]
     our_loads = t["l1"]["accesses"] - stores
     our_load_hits = t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"]
-    their_loads = sum(c[f"load_{o}"] for o in LOAD_OUTCOMES if o != "RESERVATION_FAIL")
+    their_loads, their_l1, their_l2 = accelsim_rates(c)
+    # Per sector on a sectored cache, as Accel-Sim counts (one request per sector); per line request
+    # otherwise, where gpucache's per-sector counts are its per-request ones.
+    l1s, l2s = t["l1"]["sectors"], t["l2"]["sectors"]
+    if gpu.l1.sector_size:
+        our_loads, our_load_hits = l1s["loads"], l1s["load_hits"]
     row = {
         "workload": name,
-        "l1": (_pct(our_load_hits, our_loads), _pct(c["load_HIT"], their_loads)),
+        "l1": (_pct(our_load_hits, our_loads), their_l1),
         "l1_accesses": (our_loads, their_loads),
-        "l2": (100.0 * t["l2"]["hit_rate"], _pct(c["L2_total_cache_accesses"] - c["L2_total_cache_misses"],
-                                                 c["L2_total_cache_accesses"])),
+        # Accel-Sim's own L2 total also has instruction fetches and counts HIT_RESERVED as a hit.
+        "l2": (_pct(l2s["hits"], l2s["accesses"]), their_l2),
+        "per_request": (_pct(t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"],
+                             t["l1"]["accesses"] - stores), 100.0 * t["l2"]["hit_rate"]),
         "resfail": (sum(t["l1"]["reservation_fails"].values()), c["L1D_total_cache_reservation_fails"]),
         "cycles": (t["cycles"], c["gpu_tot_sim_cycle"]),
         "ipc": (t["ipc"], their_insts / c["gpu_tot_sim_cycle"]),
@@ -382,16 +452,28 @@ def main() -> int:
                     help="scale of the untimed first run that compiles gpucache's timing loop")
     ap.add_argument("--write-config", type=Path, help="also write the derived gpgpusim.config here")
     ap.add_argument("--logs", type=Path, help="directory for Accel-Sim's whole output, one file per workload")
+    ap.add_argument("--accelsim-set", action="append", default=[], metavar="OPTION=VALUE",
+                    help="write this option over the derived gpgpusim.config (a one-factor experiment)")
+    ap.add_argument("--gpucache-set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="change this field of the preset (l1.index=mod, l1.allocate=on-fill, ...)")
     args = ap.parse_args()
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
-    gpu = preset(args.config)
+    gpu = with_fields(preset(args.config), args.gpucache_set)
     files = derive_files(args.config, args.gpgpusim_git)
+    for item in args.accelsim_set:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            sys.exit(f"compare_accelsim: --accelsim-set {item}: must be OPTION=VALUE")
+        files["gpgpusim.config"] = _set_option(files["gpgpusim.config"], name.lstrip("-"), value)
     if args.write_config:
         args.write_config.write_text(files["gpgpusim.config"])
     src = SOURCES[args.config]
     print(f"gpucache {args.config} (timing model) beside Accel-Sim with {src.commit}:{src.directory}, "
           f"scale {args.scale}")
+    for side, items in (("gpucache", args.gpucache_set), ("Accel-Sim", args.accelsim_set)):
+        for item in items:
+            print(f"  changed for this run: {side} {item}")
     for line in machine_differences(files["gpgpusim.config"], gpu):
         print(f"  config differs: {line}")
     # The timing loop is compiled once per process (numba, not cached on disk): compile it on a
@@ -407,6 +489,11 @@ def main() -> int:
         rows.append(compare(name, args.scale, gpu, args.accelsim, files, log))
         print_row(rows[-1])
     print_targets(rows)
+    if gpu.l1.sector_size or gpu.l2.sector_size:
+        per = (f"{r['workload']} L1 load hit {r['per_request'][0]:.1f}%, L2 hit {r['per_request'][1]:.1f}%"
+               for r in rows)
+        print("gpucache per line request (the hit rates above are per sector on both sides): "
+              + "; ".join(per))
     return 0
 
 

@@ -243,9 +243,9 @@ def format_timing(t: dict) -> str:
          f"{format_count(l1['sector_misses'])} / {format_count(l1['bypassed_before_lookup'])}"),
         ("L1 reservation failures: MSHR / merge / miss queue",
          " / ".join(format_count(fails[k]) for k in ("mshr", "merge", "miss_queue"))),
-        ("L2 hit rate / MSHR merges / reservation failures",
+        ("L2 hit rate / MSHR merges / sector misses / reservation failures",
          f"{format_rate(l2['hit_rate'])} / {format_count(l2['mshr_merges'])} / "
-         f"{format_count(l2['reservation_fails'])}"),
+         f"{format_count(l2['sector_misses'])} / {format_count(l2['reservation_fails'])}"),
         ("DRAM reads / writes / row-buffer hits",
          " / ".join(format_count(dram[k]) for k in ("reads", "writes", "row_hits"))),
     ]

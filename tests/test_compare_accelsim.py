@@ -61,3 +61,43 @@ def test_kim20_matches_its_source_but_for_the_l2_index():
 def test_a_changed_machine_is_reported(option, value, field):
     lines = cmp.machine_differences(cmp._set_option(KIM20_TEXT, option, value), preset("kim20"))
     assert any(line.startswith(f"{field}:") for line in lines)
+
+
+def test_l2_sectors_are_compared():
+    text = cmp._set_option(KIM20_TEXT, "gpgpu_cache:dl2", "N:64:128:16,L:B:m:L:L,A:256:64,16:0,32")
+    assert "l2.sector_size: gpucache 32, Accel-Sim 0" in cmp.machine_differences(text, preset("kim20"))
+
+
+#: Accel-Sim's statistics of kim20 rdgc/bicg at scale 0.05 (2026-11-24), as it prints them: two
+#: kernels, cumulative, plus instruction fetches at the L2.
+BICG_LOG = "".join(
+    f"\tTotal_core_cache_stats_breakdown[GLOBAL_ACC_R][{o}] = {n}\n"
+    f"\tL2_cache_stats_breakdown[GLOBAL_ACC_R][{o}] = {r}\n"
+    f"\tL2_cache_stats_breakdown[GLOBAL_ACC_W][{o}] = {w}\n"
+    f"\tL2_cache_stats_breakdown[INST_ACC_R][{o}] = 100\n"
+    for scale in (2, 1)
+    for o, n, r, w in (("HIT", 34930, 9764, 10660), ("HIT_RESERVED", 0, 0, 0), ("MISS", 12721, 1328, 14),
+                       ("SECTOR_MISS", 3751, 3978, 38), ("MSHR_HIT", 1402, 0, 0))
+    for n, r, w in [(n // scale, r // scale, w // scale)]) + "gpu_tot_sim_cycle = 182071\n"
+
+
+def test_accelsim_counts_each_load_once_and_global_l2_hits():
+    c = cmp.accelsim_stats(BICG_LOG)
+    assert c["gpu_tot_sim_cycle"] == 182071
+    loads, l1, l2 = cmp.accelsim_rates(c)
+    # MSHR_HIT counts merged loads a second time: the total is GPGPU-Sim's TOTAL_ACCESS.
+    assert loads == 34930 + 12721 + 3751 == 51402
+    assert l1 == pytest.approx(100 * 34930 / 51402)
+    # The L2 over global reads and writes (no instruction fetches), HIT only.
+    assert l2 == pytest.approx(100 * (9764 + 10660) / (15070 + 10712))
+    merged = cmp.accelsim_rates(dict(c, l2_HIT_RESERVED=1000.0))[2]
+    assert merged == pytest.approx(100 * (9764 + 10660) / (15070 + 10712 + 1000))
+
+
+def test_gpucache_settings_change_one_field_or_stop_naming_it():
+    g = cmp.with_fields(preset("ciao18"), ["l1.index=mod", "l1.mshrs=256", "scheduler=lrr"])
+    assert (g.l1.index, g.l1.mshrs, g.scheduler) == ("mod", 256, "lrr")
+    with pytest.raises(SystemExit, match="--gpucache-set l1.nope=1: not a field"):
+        cmp.with_fields(preset("ciao18"), ["l1.nope=1"])
+    with pytest.raises(SystemExit, match="--gpucache-set l1.assoc=3"):
+        cmp.with_fields(preset("ciao18"), ["l1.assoc=3"])

@@ -281,3 +281,91 @@ def test_two_level_demotes_warps_waiting_at_a_barrier():
     kb.compute(2)
     tm, (r,) = run([kb], gpu(scheduler="two-level", two_level_active=2))
     assert r.counters["instructions"] == 4 * 5 and r.counters["ctas_launched"] == 1
+
+
+# --- L2 sectors (a sectored L2 keeps each line's valid sectors, as GPGPU-Sim's SECTOR caches) ----------
+
+SECTORED = {"l1": {"sector_size": 32}, "l2": {"sector_size": 32}}
+
+
+def sector_loads(offsets: list, store_first: int | None = None) -> KernelBuilder:
+    """One warp loads one byte offset after another, each used at once.
+
+    An offset is one address for all threads (one 32-byte sector) or the threads' addresses. With
+    ``store_first`` the warp first stores to that offset (the store does not wait).
+    """
+    kb = KernelBuilder("sectors", (1,), (32,))
+    if store_first is not None:
+        kb.store(0x8, np.full(32, store_first, np.int64))
+    for i, off in enumerate(offsets):
+        kb.load(0x100 + 16 * i, np.broadcast_to(np.asarray(off, np.int64), (32,)))
+        kb.compute(1)
+    return kb
+
+
+def test_l2_sector_miss_reads_only_the_missing_sector():
+    # Sector 0 of line 0, then sector 1 (an L1 sector miss, then an L2 sector miss: a DRAM read),
+    # then sector 0 again (an L1 hit, which shows when the second load's data came back).
+    tm, (r,) = run([sector_loads([0, 32, 0])], gpu(**SECTORED))
+    c = r.counters
+    assert (c["l2_accesses"], c["l2_hits"], c["l2_sector_misses"], c["dram_reads"]) == (2, 0, 1, 2)
+    assert c["l1_sector_misses"] == 1 and c["l1_hits"] == 1
+    assert (c["l1_sector_loads"], c["l1_sector_load_hits"], c["l2_sector_accesses"], c["l2_sector_hits"]) == (
+        3, 1, 2, 0)
+    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY, DRAM_LATENCY]
+    # An L2 without sectors (the non-sectored presets) answers the second request from the line.
+    tm, (r,) = run([sector_loads([0, 32, 0])], gpu(l1={"sector_size": 32}))
+    c = r.counters
+    assert (c["l2_accesses"], c["l2_hits"], c["l2_sector_misses"], c["dram_reads"]) == (2, 1, 0, 1)
+    assert (c["l2_sector_accesses"], c["l2_sector_hits"]) == (2, 1)  # per request without sectors
+    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY, L2_HIT_LATENCY]
+
+
+def test_l2_stored_sector_is_read_without_dram():
+    # A store allocates its sector without fetching it (lazy fetch-on-read): the load of that sector
+    # hits the L2; the load of the next sector is a sector miss that reads it from DRAM; a load of
+    # the whole line then reads the two sectors still missing (one more read).
+    whole = 5 * LINE + 4 * np.arange(32)
+    tm, (r,) = run([sector_loads([5 * LINE, 5 * LINE + 32, whole], store_first=5 * LINE)], gpu(**SECTORED))
+    c = r.counters
+    assert (c["l2_accesses"], c["l2_hits"], c["l2_sector_misses"]) == (4, 1, 2)
+    assert (c["dram_reads"], c["dram_writes"]) == (2, 0)
+    # Per sector: the L1 holds 2 of the last load's 4 sectors and asks the L2 for the other 2; the L2
+    # sees the store's 1, then 1 (present), 1 and 2 sectors.
+    assert (c["l1_sector_loads"], c["l1_sector_load_hits"]) == (6, 2)
+    assert (c["l2_sector_accesses"], c["l2_sector_hits"]) == (5, 1)
+    loads = tm.access_log()[1:, 0]
+    assert loads[1] - loads[0] < DRAM_LATENCY
+
+
+def test_l2_sector_miss_merging_into_a_pending_line_adds_a_read():
+    # Two SMs ask for sectors 0 and 1 of one line in the same cycle: the second request finds the
+    # line's MSHR fetching sector 0 only, so it reads sector 1 too (a sector miss, not a merge).
+    kb = KernelBuilder("two", (2,), (32,))
+    kb.load(0x10, kb.bx * 32)
+    _, (r,) = run([kb], gpu(n_sm=2, **SECTORED))
+    c = r.counters
+    assert (c["l2_accesses"], c["l2_sector_misses"], c["l2_mshr_merges"], c["dram_reads"]) == (2, 1, 0, 2)
+    assert c["loads_completed"] == 2
+    # Without sectors: one read, one merge.
+    _, (r,) = run([kb], gpu(n_sm=2, l1={"sector_size": 32}))
+    c = r.counters
+    assert (c["l2_accesses"], c["l2_sector_misses"], c["l2_mshr_merges"], c["dram_reads"]) == (2, 0, 1, 1)
+
+
+def test_l1_load_merging_for_another_sector_reads_it():
+    # Warps 0 and 1 load sectors 0 and 1 of one line in consecutive cycles, then each the other's
+    # sector. The second load finds the line's MSHR fetching sector 0 only: it reads sector 1 too
+    # (an L1 sector miss, GPGPU-Sim's per-sector MSHRs), so both sectors are really fetched; the
+    # last two loads hit. (Merging it once let sector 1 become valid without being read.)
+    kb = KernelBuilder("halves", (1,), (64,))
+    warp = kb.tid // 32
+    kb.load(0x10, 3 * LINE + 32 * warp)
+    kb.compute(1)
+    kb.load(0x20, 3 * LINE + 32 * (1 - warp))
+    _, (r,) = run([kb], gpu(l1={"sector_size": 32}))
+    c = r.counters
+    assert (c["l1_sector_misses"], c["l1_mshr_merges"], c["l1_hits"], c["l2_accesses"]) == (1, 0, 2, 2)
+    assert (c["l1_sector_loads"], c["l1_sector_load_hits"]) == (4, 2)
+    # The L2 (no sectors) gets the second request while the line is on its way: a merge.
+    assert (c["l2_mshr_merges"], c["dram_reads"]) == (1, 1)

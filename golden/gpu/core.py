@@ -80,14 +80,16 @@ __all__ = ["step_function"]
  K_ICNT_LAT, K_FLIT, K_LINE_BYTES, K_SECTOR_BYTES, K_L2_LINE_BYTES, K_HAS_L3, K_L3_LAT,
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
- K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING) = range(len(layout.CONFIG))
+ K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
+ K_L2_SECTOR_BYTES) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
  C_L2_FAIL, C_DRAM_READS, C_DRAM_WRITES, C_DRAM_ROW_HITS, C_LOAD_LAT, C_LOADS_DONE, C_WARP_CYCLES,
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
  C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
- C_L1_BYPASSED) = range(len(layout.COUNTERS))
+ C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
+ C_L2_SEC_HITS) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -102,17 +104,18 @@ __all__ = ["step_function"]
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE,) = range(31)
-(E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,) = range(9)
+(E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
+ E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY,) = range(17)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE,) = range(3)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META,) = range(6)
-(F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE,) = range(7)
+(F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
 (X_X_TAG, X_X_OWNER,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [19, 4, 31, 9, 17, 3, 6, 7, 3, 1, 2]
+assert [len(v) for v in layout.TABLES.values()] == [19, 4, 31, 10, 17, 3, 6, 9, 3, 1, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -147,11 +150,43 @@ def _popcount(x):
     return n
 
 
+def _mask_bytes(sectors, sector_bytes, line_bytes):
+    """Bytes of the ``sectors`` of a line: those sectors on a sectored cache, else the line."""
+    if sector_bytes > 0:
+        return _popcount(sectors) * sector_bytes
+    return line_bytes
+
+
 def _bytes_of(K, sec):
     """Bytes a request moves: its sectors' bytes on a sectored L1, else the line."""
-    if K[K_SECTOR_BYTES] > 0:
-        return _popcount(sec) * K[K_SECTOR_BYTES]
-    return K[K_LINE_BYTES]
+    return _mask_bytes(sec, K[K_SECTOR_BYTES], K[K_LINE_BYTES])
+
+
+def _l2_sectors(K, line, sec):
+    """L2 sectors (a mask) that L1 line ``line``'s sectors ``sec`` cover; 1 on an L2 without sectors.
+
+    The L1 line is part ``line mod 2^l2_shift`` of its L2 line; an L1 without sectors has one
+    sector, the line.
+    """
+    s2 = K[K_L2_SECTOR_BYTES]
+    if s2 == 0:
+        return np.int64(1)
+    s1 = K[K_SECTOR_BYTES] if K[K_SECTOR_BYTES] > 0 else K[K_LINE_BYTES]
+    off = (line & ((np.int64(1) << K[K_L2_SHIFT]) - 1)) * K[K_LINE_BYTES]
+    m = np.int64(0)
+    i = np.int64(0)
+    while sec >> i:
+        if (sec >> i) & 1:
+            lo = off + i * s1
+            for j in range(lo // s2, (lo + s1 - 1) // s2 + 1):
+                m |= np.int64(1) << j
+        i += 1
+    return m
+
+
+def _l2_bytes(K, sectors):
+    """Bytes an L2 fetch of ``sectors`` reads from below: those sectors, or the line without sectors."""
+    return _mask_bytes(sectors, K[K_L2_SECTOR_BYTES], K[K_L2_LINE_BYTES])
 
 
 def _flits(K, nbytes):
@@ -281,18 +316,23 @@ def _write_below_l2(buf, K, S, h1, h2, h3, t, part, line2, b):
         _dram(K, S, t, part, line2, K[K_L2_LINE_BYTES], True)
 
 
-def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty):
-    """Install ``b.line`` in the L2 (victim, write-back of a dirty victim); returns the context."""
+def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty, sectors):
+    """Install ``b.line`` in the L2 with valid ``sectors`` (victim, write-back of a dirty victim).
+
+    Returns the context.
+    """
     q = _params(buf, NP)
     s, sid, base, way = _find(buf, q, 0, b.line)
     b = at_level(b, np.int64(0), b.op, b.line, s, way)
-    if way >= 0:  # a write installed it meanwhile
+    if way >= 0:  # already resident: the sectors join the line
         if dirty:
             _at(buf, q[O_DIRTY])[base + way] = 1
+        S.l2_sec[base + way] |= sectors
         return b
     v, wb = _victimize(buf, q, h1, h2, h3, 1, b, sid, base)
     if wb >= 0:
         _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
+    S.l2_sec[base + v] = sectors
     return _put(buf, q, h1, h2, h3, 1, b, sid, base, v, dirty)
 
 
@@ -315,26 +355,47 @@ def _clear_way(buf, p, base, way):
 
 
 def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
-    """Serve request ``r`` at L2 sub-partition ``part``; False when it must wait (MSHRs full)."""
+    """Serve request ``r`` at L2 sub-partition ``part``; False when it must wait (MSHRs full).
+
+    On a sectored L2 (``l2.sector_size``) a line keeps a mask of valid sectors: a read or atomic
+    whose sectors are not all valid on a resident line is a sector miss, which reads the missing
+    sectors from below and calls no hook; a store makes its sectors valid without fetching.
+    """
     q = _params(buf, NP)
     kind = S.r[R_R_KIND, r]
     line2 = S.r[R_R_LINE, r] >> K[K_L2_SHIFT]
+    need = _l2_sectors(K, S.r[R_R_LINE, r], S.r[R_R_SEC, r])
     op = np.int64(LOAD) if kind == RQ_READ else (np.int64(STORE) if kind == RQ_WRITE else np.int64(ATOMIC))
     s, sid, base, way = _find(buf, q, 0, line2)
     b = _request_access(K, S, r, np.int64(0), op, line2)
     b = at_level(b, np.int64(0), op, line2, s, way)
+    valid = S.l2_sec[base + way] if way >= 0 else np.int64(0)
+    hit = way >= 0 and (valid & need) == need
     off = part * S.l2_map_size
-    e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2) if way < 0 else np.int64(-1)
-    if way < 0 and e < 0 and kind != RQ_WRITE and S.part[P_L2_META, part] == 0:
-        S.c[C_L2_FAIL] += 1
-        return False
-    if way < 0 and e >= 0 and kind != RQ_WRITE and K[K_L2_MERGES] > 0 and S.f[F_F_N, e] >= K[K_L2_MERGES]:
-        S.c[C_L2_FAIL] += 1
-        return False
+    e = np.int64(-1)
+    if not hit and kind != RQ_WRITE:
+        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
+    elif way < 0:
+        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
+    if not hit and kind != RQ_WRITE:
+        if e < 0 and S.part[P_L2_META, part] == 0:
+            S.c[C_L2_FAIL] += 1
+            return False
+        if e >= 0 and K[K_L2_MERGES] > 0 and S.f[F_F_N, e] >= K[K_L2_MERGES]:
+            S.c[C_L2_FAIL] += 1
+            return False
     S.c[C_L2_ACC] += 1
-    if way >= 0:
-        S.c[C_L2_HITS] += 1
-        _hit(buf, q, h1, h2, h3, 1, b, sid, base, kind == RQ_READ)
+    # Per sector, as GPGPU-Sim counts a sectored cache: the request's sectors and those present.
+    S.c[C_L2_SEC_ACC] += _popcount(need)
+    S.c[C_L2_SEC_HITS] += _popcount(need & valid)
+    if way >= 0 and (hit or kind == RQ_WRITE):
+        if hit:
+            S.c[C_L2_HITS] += 1
+            _hit(buf, q, h1, h2, h3, 1, b, sid, base, kind == RQ_READ)
+        else:
+            # A store to sectors the line lacks: they become valid (written), no fetch, no hook.
+            S.c[C_L2_SECTOR_MISSES] += 1
+            S.l2_sec[base + way] |= need
         if kind != RQ_READ:
             _at(buf, q[O_DIRTY])[base + way] = 1
         if kind == RQ_WRITE:
@@ -344,9 +405,21 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
                 S.r[R_R_RESP, r] = _on_request(h1, h2, h3, 1, b, S.r[R_R_FLAGS, r])
             _respond_to_sm(K, S, r, part, t + K[K_L2_LAT])
         return True
-    if e >= 0:  # the line is on its way from below: wait for it
-        S.c[C_L2_MERGES] += 1
+    if e >= 0:  # the line (or some of its sectors) is on its way from below: wait for it
         S.f[F_F_N, e] += 1
+        if kind == RQ_WRITE:
+            S.f[F_F_SEC, e] |= need  # written: valid at the fill without being read
+        missing = need & ~S.f[F_F_SEC, e] & ~valid
+        if missing:
+            # Sectors the entry is not fetching: read them too; the entry fills when both arrived.
+            S.c[C_L2_SECTOR_MISSES] += 1
+            S.f[F_F_SEC, e] |= missing
+            S.f[F_F_READS, e] += 1
+            ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, missing), b,
+                              S.f[F_F_FLAGS, e])
+            _event(S, ready, EV_L2_FILL, e)
+        else:
+            S.c[C_L2_MERGES] += 1
         if kind != RQ_READ:
             S.f[F_F_DIRTY, e] = 1
         S.r[R_R_NEXT, r] = -1
@@ -359,10 +432,17 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if _respond(buf, q, h1, h2, h3, 1, b, req, np.int64(0)):
             _dram(K, S, t, part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True)
         else:
-            _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1))
+            _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1), need)
         _free_request(S, r)
         return True
-    req = _miss(buf, q, h1, h2, h3, 1, b, False if kind == RQ_ATOMIC else True)
+    if way >= 0:
+        # A sector miss: an MSHR reads the missing sectors; no hook (as at the L1).
+        S.c[C_L2_SECTOR_MISSES] += 1
+        req = np.int64(0)
+        fetch = need & ~valid
+    else:
+        req = _miss(buf, q, h1, h2, h3, 1, b, False if kind == RQ_ATOMIC else True)
+        fetch = need
     n = S.part[P_L2_META, part] - 1
     S.part[P_L2_META, part] = n
     e = S.f[F_L2_FREE, part * K[K_L2_MSHRS] + n]  # a global entry index
@@ -373,26 +453,40 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     S.f[F_F_TAIL, e] = r
     S.f[F_F_FLAGS, e] = req
     S.f[F_F_DIRTY, e] = 1 if kind == RQ_ATOMIC else 0
+    S.f[F_F_SEC, e] = fetch
+    S.f[F_F_READS, e] = 1
     S.r[R_R_NEXT, r] = -1
-    if not K[K_L2_ON_FILL]:
+    if way < 0 and not K[K_L2_ON_FILL]:
         wb = _evict_at_miss(buf, q, h1, h2, h3, 1, b, sid, base)
         if wb >= 0:
             _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
-    ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, K[K_L2_LINE_BYTES], b, req)
+    ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, fetch), b, req)
     _event(S, ready, EV_L2_FILL, e)
     return True
 
 
 def _l2_fill(buf, K, S, h1, h2, h3, t, e):
-    """The line of L2 MSHR ``e`` arrived from below: fill (or bypass), then answer every waiter."""
+    """A read of L2 MSHR ``e`` arrived from below; after its last: fill (or bypass), answer every waiter.
+
+    A line still resident (a sector miss) gets the sectors and no hook; otherwise ``on_response``
+    decides bypass or fill, as at the L1.
+    """
+    S.f[F_F_READS, e] -= 1
+    if S.f[F_F_READS, e] > 0:
+        return
     q = _params(buf, NP)
     part = e // K[K_L2_MSHRS]
     line2 = S.f[F_F_LINE, e]
     r0 = S.f[F_F_HEAD, e]
     b = _request_access(K, S, r0, np.int64(0), np.int64(LOAD), line2)
-    way = np.int64(-1)
-    if not _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
-        b = _l2_install(buf, K, S, h1, h2, h3, t, part, b, S.f[F_F_DIRTY, e])
+    s, sid, base, way = _find(buf, q, 0, line2)
+    if way >= 0:
+        b = at_level(b, np.int64(0), np.int64(LOAD), line2, s, way)
+        S.l2_sec[base + way] |= S.f[F_F_SEC, e]
+        if S.f[F_F_DIRTY, e]:
+            _at(buf, q[O_DIRTY])[base + way] = 1
+    elif not _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
+        b = _l2_install(buf, K, S, h1, h2, h3, t, part, b, S.f[F_F_DIRTY, e], S.f[F_F_SEC, e])
         way = b.way
     map_del(S.l2_keys, S.l2_vals, part * S.l2_map_size, S.l2_map_size, line2)
     S.f[F_L2_FREE, part * K[K_L2_MSHRS] + S.part[P_L2_META, part]] = e
@@ -486,8 +580,13 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
         _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
         _free_request(S, r)
         return
-    p = _params(buf, 0)
     e = S.r[R_R_ENTRY, r]
+    S.e[E_E_READS, e] -= 1
+    if S.e[E_E_READS, e] > 0:
+        # The entry also reads sectors a merged load asked for: it fills when they are back too.
+        _free_request(S, r)
+        return
+    p = _params(buf, 0)
     line = S.e[E_E_LINE, e]
     a = _request_access(K, S, r, sm, np.int64(LOAD), line)
     s, sid, base, way = _find(buf, p, sm, line)
@@ -566,6 +665,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
     sector_hit = way >= 0 and (S.l1_sec[base + way] & sec) == sec
     wpol = K[K_L1_WRITE]
     if is_load and sector_hit and not redirect:
+        _sector_loads(S, sec, sec)
         S.c[C_L1_ACC] += 1
         S.c[C_L1_HITS] += 1
         S.sc[S_ACCESSES] += 1
@@ -586,16 +686,35 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
                 S.c[C_L1_FAIL_MERGE] += 1
                 S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MERGE
                 return False
+            # Sectors neither present nor being fetched by the entry are read too (GPGPU-Sim keeps
+            # one MSHR per sector: a miss of their own); the entry fills when all its reads are back.
+            extra = sec & ~S.e[E_E_SEC, e]
+            if way >= 0:
+                extra &= ~S.l1_sec[base + way]
+            if extra and _queue_full(K, S, sm):
+                return False
             S.c[C_SMEM_ACC if redirect else C_L1_ACC] += 1
-            S.c[C_L1_MERGES] += 1
+            if not redirect:
+                _sector_loads(S, sec, S.l1_sec[base + way] if way >= 0 else np.int64(0))
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
-            S.e[E_E_SEC, e] |= sec
             w = _waiter(S, slot, np.int64(-1))
             S.wt[Q_WT_NEXT, S.e[E_E_TAIL, e]] = w
             S.e[E_E_TAIL, e] = w
-            _log(K, S, sm, line, op, np.int64(3))
-            _window_load(S, sm, t, np.int64(0), np.int64(1))
+            if extra:
+                S.c[C_L1_SECTOR_MISSES] += 1
+                S.e[E_E_SEC, e] |= extra
+                S.e[E_E_READS, e] += 1
+                r = _new_request(S, RQ_READ, sm, line, extra, e, S.e[E_E_FLAGS, e], slot, a,
+                                 _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
+                                 t + 1 + K[K_L1_MISS_LAT])
+                _enqueue(K, S, sm, r)
+                _log(K, S, sm, line, op, np.int64(4))
+                _window_load(S, sm, t, np.int64(1), np.int64(0))
+            else:
+                S.c[C_L1_MERGES] += 1
+                _log(K, S, sm, line, op, np.int64(3))
+                _window_load(S, sm, t, np.int64(0), np.int64(1))
             return True
         if S.sm[M_L1_META, sm] == 0 or S.wt_meta[0] == 0:
             S.c[C_L1_FAIL_MSHR] += 1
@@ -604,6 +723,8 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         if _queue_full(K, S, sm):
             return False
         S.c[C_SMEM_ACC if redirect else C_L1_ACC] += 1
+        if not redirect:
+            _sector_loads(S, sec, S.l1_sec[base + way] if way >= 0 else np.int64(0))
         S.sc[S_ACCESSES] += 1
         _window_load(S, sm, t, np.int64(1), np.int64(0))
         flags = np.int64(0)
@@ -631,6 +752,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         S.e[E_E_FLAGS, e] = flags
         S.e[E_E_WRITE, e] = 0
         S.e[E_E_SMEM, e] = 1 if redirect else 0
+        S.e[E_E_READS, e] = 1
         w = _waiter(S, slot, np.int64(-1))
         S.e[E_E_HEAD, e] = w
         S.e[E_E_TAIL, e] = w
@@ -658,6 +780,12 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
                      t + 1 + K[K_L1_MISS_LAT])
     _enqueue(K, S, sm, r)
     return True
+
+
+def _sector_loads(S, sec, valid):
+    """Count a load's L1 lookup per sector: its sectors, and those present (GPGPU-Sim's per-sector count)."""
+    S.c[C_L1_SEC_LOADS] += _popcount(sec)
+    S.c[C_L1_SEC_LOAD_HITS] += _popcount(sec & valid)
 
 
 def _smem_install(h1, h2, h3, K, S, sm, line, slot, a):
@@ -1279,8 +1407,9 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
     _loop(_ptr(buf_arr), K, S, P, engine_states(h1), engine_states(h2), engine_states(h3), budget)
 
 
-_FUNCTIONS = (_popcount, _bytes_of, _flits, _event, _new_request, _free_request, _request_access,
-              _window_end, _window_load, _window_cycles, _set_ready,
+_FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
+              _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
+              _set_ready,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
@@ -1322,7 +1451,7 @@ def _compile(family: str, hooks: list | None):
     names["_access"] = nb.njit(**opts)(copy(engine.ACCESS)) if in_memory else _access_chain(names, copy, opts)
     for fn in _FUNCTIONS:
         # The per-warp issue check runs for every warp slot every cycle: inlined.
-        inline = "always" if fn in (_why, _popcount, _bytes_of, _flits) else "never"
+        inline = "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits) else "never"
         names[fn.__name__] = nb.njit(inline=inline, **opts)(copy(fn))
     # The entry keeps reference counting: it borrows the policies' state.
     entry = _bound_step if hooks else _step

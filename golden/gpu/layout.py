@@ -12,9 +12,11 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
            "DEPENDENCES", "DEADLOCKS"]
 
 #: The state's tables: each an ``int64[fields, entries]`` array, one row per field.
-#: ``w`` per warp slot (SMs x slots), ``cta`` per CTA slot, ``sm`` per SM, ``e`` per L1 MSHR,
+#: ``w`` per warp slot (SMs x slots), ``cta`` per CTA slot, ``sm`` per SM, ``e`` per L1 MSHR
+#: (``e_sec``: the sectors it fetches, ``e_reads``: its requests still below),
 #: ``r`` per request of the pool, ``wt`` per MSHR waiter, ``part`` per L2 sub-partition,
-#: ``f`` per L2 MSHR, ``bank`` per DRAM bank, ``ch`` per DRAM channel, ``smem`` per block of the
+#: ``f`` per L2 MSHR (``f_sec``: the L2 sectors its line gets at the fill, ``f_reads``: its reads
+#: still on their way from below), ``bank`` per DRAM bank, ``ch`` per DRAM channel, ``smem`` per block of the
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped).
 TABLES = {
     'w': (
@@ -33,7 +35,7 @@ TABLES = {
         'ctl_smem_lines', 'ld_asked', 'ld_pre'
     ),
     'e': (
-        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem'
+        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
     ),
     'r': (
         'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
@@ -46,7 +48,7 @@ TABLES = {
         'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta'
     ),
     'f': (
-        'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free'
+        'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads'
     ),
     'bank': (
         'd_open', 'd_ready', 'd_act'
@@ -72,6 +74,7 @@ CONFIG = (
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
     "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
+    "l2_sector_bytes",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -83,7 +86,8 @@ COUNTERS = (
     "dram_row_hits", "load_latency_sum", "loads_completed", "warp_cycles", "slot_cycles", "ctas_launched",
     "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
     "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
-    "l1_bypassed",
+    "l1_bypassed", "l2_sector_misses", "l1_sector_loads", "l1_sector_load_hits", "l2_sector_accesses",
+    "l2_sector_hits",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

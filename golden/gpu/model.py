@@ -128,7 +128,7 @@ class TimingModel:
         self.hierarchy = hierarchy
         self.k = config_vector(gpu, dependences=dependences, fixed_latency=fixed_latency,
                                series_period=series_period, log_capacity=log_capacity)
-        self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines)
+        self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines, hierarchy.gpu.l2.lines)
         self.cycle = 0
         self.log: list[np.ndarray] = []
         self.lost = 0

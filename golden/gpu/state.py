@@ -35,7 +35,7 @@ ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_pt
 #: (``int64[fields, entries]``), then the queues, maps, counters and outputs.
 TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
     "sched_last", "sched_sleep", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals",
-    "l2_map_size", "l1_sec",
+    "l2_map_size", "l1_sec", "l2_sec",
     "rq_meta", "wt_meta", "ev_key", "ev_val", "ev_meta", "c", "sc", "series", "log"))
 
 
@@ -113,7 +113,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l2_shift": l2.line_size.bit_length() - l1.line_size.bit_length(),
         "n_part": gpu.l2_partitions, "l2_sets": l2.sets, "icnt_latency": gpu.icnt_latency,
         "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size, "sector_bytes": l1.sector_size,
-        "l2_line_bytes": l2.line_size, "has_l3": gpu.l3 is not None,
+        "l2_line_bytes": l2.line_size, "l2_sector_bytes": l2.sector_size, "has_l3": gpu.l3 is not None,
         "l3_latency": gpu.l3.latency if gpu.l3 is not None else 0,
         "n_channels": gpu.dram_channels or gpu.l2_partitions, "dram_banks": gpu.dram_banks,
         "dram_row_lines": max(1, gpu.dram_row_bytes // l2.line_size),
@@ -132,10 +132,10 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
     return k
 
 
-def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
+def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     """Allocate the model's arrays for configuration vector ``k`` (all queues empty, DRAM rows closed).
 
-    ``l1_lines`` is the number of L1 lines of all SMs (their sector masks).
+    ``l1_lines`` is the number of L1 lines of all SMs, ``l2_lines`` of the L2 (their sector masks).
     """
     n_sm, slots, ctas = k[_K["n_sm"]], k[_K["slots"]], k[_K["max_ctas"]]
     m1, mq, m2, n_part = k[_K["l1_mshrs"]], k[_K["l1_mq_ring"]], k[_K["l2_mshrs"]], k[_K["n_part"]]
@@ -156,6 +156,7 @@ def new_state(k: np.ndarray, l1_lines: int) -> TimingState:
         l1_vals=np.zeros(int(n_sm * l1_map), np.int64), l1_map_size=np.int64(l1_map),
         l2_keys=np.full(int(n_part * l2_map), -1, np.int64), l2_vals=np.zeros(int(n_part * l2_map), np.int64),
         l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64),
+        l2_sec=np.zeros(int(l2_lines), np.int64),
         rq_meta=np.array([n_req], np.int64),
         wt_meta=np.array([n_wait], np.int64), ev_key=key, ev_val=val, ev_meta=meta,
         c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
