@@ -33,13 +33,19 @@ def _timed(fn):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def time_benchmark(name: str, scale: float, limit: int, policy: str, n_limits: int) -> dict:
-    """Wall and CPU seconds of building ``name`` and of its GTO, SWL-``limit`` and ``policy`` runs."""
+def time_benchmark(name: str, scale: float, limit: int, policy: str, n_limits: int,
+                   gto_only: bool = False) -> dict:
+    """Wall and CPU seconds of building ``name`` and of its GTO, SWL-``limit`` and ``policy`` runs.
+
+    With ``gto_only``, only the build and the GTO run (no estimate).
+    """
     gpu = load_config("ciao18")
     wl, bw, bc = _timed(lambda: registry.build(f"ciao18/{name}", scale))
     print(f"{name}: build {bw:.1f} s wall, {bc:.1f} s CPU", flush=True)
     row: dict = {"workload": name, "scale": scale, "build": {"wall": bw, "cpu": bc}}
-    for key, sched, wlim in (("gto", "gto", 0), (f"swl{limit}", "gto", limit), (policy, policy, 0)):
+    runs = (("gto", "gto", 0),) if gto_only else (("gto", "gto", 0), (f"swl{limit}", "gto", limit),
+                                                  (policy, policy, 0))
+    for key, sched, wlim in runs:
         try:
             r, w, c = _timed(lambda s=sched, n=wlim: run_point(wl, gpu, s, n))
         except DeadlockError as e:  # a warp limit below a CTA's warps: not a Best-SWL candidate
@@ -49,6 +55,8 @@ def time_benchmark(name: str, scale: float, limit: int, policy: str, n_limits: i
                     "ipc": r["ipc"]}
         print(f"{name}: {key} {w:.1f} s wall, {c:.1f} s CPU, {r['cycles']:,} cycles, IPC {r['ipc']:.3f}",
               flush=True)
+    if gto_only:
+        return row
     for t in ("wall", "cpu"):
         gto_like = [row[k][t] for k in ("gto", f"swl{limit}") if k in row]
         row[f"estimate_{t}"] = (row["build"][t] + (n_limits + 2) * sum(gto_like) / len(gto_like)
@@ -67,19 +75,21 @@ def warm_up(name: str, policy: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command line: benchmarks, ``--scale``, ``--limit``, ``--policy``, ``--limits N``, ``--json``."""
+    """Command line: benchmarks, ``--scale``, ``--limit``, ``--policy``, ``--limits N``, ``--gto-only``,
+    ``--json``."""
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("workloads", nargs="+", help="ciao18 benchmarks (atax, syrk, ...)")
     p.add_argument("--scale", type=float, default=1.0)
     p.add_argument("--limit", type=int, default=2, help="warp limit of the timed SWL point (default 2)")
     p.add_argument("--policy", default="ciao-c", help="the timed policy run (default ciao-c)")
     p.add_argument("--limits", type=int, default=8, help="SWL limits the comparison profiles (default 8)")
+    p.add_argument("--gto-only", action="store_true", help="time the build and the GTO run only")
     p.add_argument("--json", metavar="PATH", help="the rows so far, rewritten after each benchmark")
     a = p.parse_args(argv)
     warm_up(a.workloads[0], a.policy)
     rows = []
     for w in a.workloads:
-        rows.append(time_benchmark(w, a.scale, a.limit, a.policy, a.limits))
+        rows.append(time_benchmark(w, a.scale, a.limit, a.policy, a.limits, a.gto_only))
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(rows, f, indent=1)
