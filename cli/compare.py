@@ -60,11 +60,14 @@ def add_parser(sub) -> None:
                    help="ciao18: warp limits Best-SWL profiles (default every limit 1..max warps per SM)")
     p.add_argument("--fig12", action="store_true",
                    help="ciao18: also run Fig. 12's variants (GTO-cap, GTO-8way, statPCAL-2X, CIAO-C-2X)")
+    p.add_argument("--fig11", action="store_true",
+                   help="ciao18: also run Fig. 11's sensitivity of CIAO-C (high-cut-off epoch 1K..50K, high "
+                        "cut-off 0.25%%..4%% with the low one at half), one parameter at a time")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="kim20: run the workloads on a local Dask cluster of N worker processes "
-                        "(default 1: in this process)")
+                   help="kim20 and ciao18: run the workloads (one task each) on a local Dask cluster of N "
+                        "worker processes (default 1: in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="kim20: run the workloads on an existing Dask cluster (tcp://host:8786)")
+                   help="kim20 and ciao18: run the workloads on an existing Dask cluster (tcp://host:8786)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -87,8 +90,11 @@ def compare(args: argparse.Namespace) -> int:
         raise InputError("--vary applies to --suite kim20 only")
     if args.workers < 1:
         raise InputError(f"--workers: must be a positive number of worker processes, not {args.workers}")
-    if (args.workers > 1 or args.scheduler) and args.suite != "kim20":
-        raise InputError("--workers and --scheduler apply to --suite kim20 only")
+    if (args.workers > 1 or args.scheduler) and args.suite not in ("kim20", "ciao18"):
+        raise InputError("--workers and --scheduler apply to --suite kim20 and ciao18 only")
+    for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12"), ("--fig11", "fig11")):
+        if getattr(args, field, None) and args.suite != "ciao18":
+            raise InputError(f"{flag} applies to --suite ciao18 only")
     if args.suite == "kim20":
         from cli.compare_kim20 import compare_kim20
 
@@ -103,9 +109,6 @@ def compare(args: argparse.Namespace) -> int:
             raise InputError("--timing: the ciao18 suite compares warp schedulers, which need the timing "
                              "model (use cycle)")
         return compare_ciao18(args)
-    for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12")):
-        if getattr(args, field, None):
-            raise InputError(f"{flag} applies to --suite ciao18 only")
     if args.suite == "drp16":
         from cli.compare_drp16 import compare_drp16
 

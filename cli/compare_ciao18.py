@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import finish_compare, format_table
-from cli.progress import progress
+from cli.output import finish_compare, format_table, run_compare_tasks
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
 from golden.workloads import registry
@@ -35,17 +34,32 @@ def _print_fig12(rows: list[dict], points: dict, paper: dict) -> dict:
     return means
 
 
+def _print_fig11(rows: list[dict], paper: dict) -> None:
+    """Print Fig. 11's tables: CIAO-C's IPC over its IPC at the paper's setting, per swept value."""
+    from golden.experiments.ciao18 import FIG11
+
+    for field, values in FIG11.items():
+        sweep = [r["fig11"][field] for r in rows]
+        table = [[r["workload"].split("/")[-1], r["class"] or "-", *map(_f, f["norm"]), _f(f["spread"])]
+                 for r, f in zip(rows, sweep, strict=True)]
+        table.append(["ciao18 Fig. 11", "LWS+SWS"] + ["-"] * len(values) + [f"<= {paper[field]:.2f}"])
+        print()
+        print(format_table(["workload", "class", *[f"{v:g}" for v in values], "max/min - 1"], table,
+                           title=f"Fig. 11: CIAO-C's IPC over its IPC at the paper's setting, {field} varied"
+                                 + (" (low_cutoff = half)" if field == "high_cutoff" else "")))
+
+
 def compare_ciao18(args: argparse.Namespace) -> int:
-    """Run the comparison for ``args`` (workloads, config, scale, swl_limits, plot, json)."""
+    """Run the comparison for ``args`` (workloads, scale, swl_limits, fig11/12, workers, plot, json...)."""
     from golden.experiments.ciao18 import (
         FIG12,
         PAPER_FIG8,
+        PAPER_FIG11,
         PAPER_FIG12,
         SCHEDULERS,
         TIME_SERIES,
         class_means,
-        compare_workload,
-        fig12_workload,
+        compare_named,
     )
 
     gpu = load_config(args.config)
@@ -60,19 +74,13 @@ def compare_ciao18(args: argparse.Namespace) -> int:
                 raise InputError(f"--swl-limits: a warp limit is 1 to {gpu.max_warps_per_sm}, not {n}")
     t0 = time.perf_counter()
     c0 = time.process_time()
-    rows = []
-    with progress(len(names), "workloads", "wl", args.progress) as bar:
-        for name in names:
-            wl = registry.build(name, scale)
-            row = compare_workload(wl, gpu, SCHEDULERS, limits)
-            if args.fig12:
-                row["fig12"] = fig12_workload(wl, gpu, row["runs"]["gto"]["ipc"],
-                                              row["runs"]["best-swl"]["warp_limit"],
-                                              {"ciao-c": row["runs"]["ciao-c"]})
-            rows.append(row)
-            bar.update(1)
+    calls = [(name, scale, gpu, limits, bool(args.fig12), bool(args.fig11)) for name in names]
+    parallel = args.workers > 1 or args.scheduler
+    rows, failed = run_compare_tasks(compare_named, calls, names, args)
     means = class_means(rows)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if parallel:
+        cpu += sum(r["time"]["cpu_seconds"] for r in rows)  # the workers' simulations
     others = [s for s in SCHEDULERS if s != "gto"]
     table = []
     for r in rows:
@@ -85,18 +93,25 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         if m["n"]:
             table.append([f"geomean {cls}", f"n={m['n']}", "-"] + [_f(m.get(s)) for s in others] + ["", ""])
     table.append(["ciao18 Fig. 8", "all", "-"] + [f"{PAPER_FIG8[s]:.2f}" for s in others] + ["", ""])
+    where = (f"{args.workers} local workers" if args.workers > 1 and not args.scheduler
+             else f"cluster {args.scheduler}" if args.scheduler else "1 process")
     print(f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  "
-          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU]")
+          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}]")
     print(format_table(["workload", "class", "IPC GTO"] + others + ["SWL N", "Table II N"], table))
     profiled = (f"every limit 1..{gpu.max_warps_per_sm}" if limits is None
                 else "limits " + " ".join(map(str, limits)))
     print(f"IPC / GTO's IPC (deadlock: that scheduler's run deadlocked); Best-SWL profiled over {profiled}")
     fig12 = _print_fig12(rows, FIG12, PAPER_FIG12) if args.fig12 else None
+    fig11 = bool(args.fig11)
+    if fig11:
+        _print_fig11(rows, PAPER_FIG11)
     finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
-                              "seconds": seconds, "cpu_seconds": cpu, "schedulers": list(SCHEDULERS),
-                              "swl_limits": limits, "rows": rows, "class_means": means,
-                              "paper_fig8": PAPER_FIG8, "fig12_means": fig12,
-                              "paper_fig12": PAPER_FIG12 if args.fig12 else None},
+                              "seconds": seconds, "cpu_seconds": cpu, "workers": args.workers,
+                              "schedulers": list(SCHEDULERS), "swl_limits": limits, "rows": rows,
+                              "failed": failed, "class_means": means, "paper_fig8": PAPER_FIG8,
+                              "fig12_means": fig12,
+                              "paper_fig12": PAPER_FIG12 if args.fig12 else None,
+                              "paper_fig11": PAPER_FIG11 if fig11 else None},
                    "golden.experiments.ciao18_plots",
                    ([r for r in rows if r["workload"].split("/")[-1] in TIME_SERIES],), "plot_time_series")
     return 0

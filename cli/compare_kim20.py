@@ -5,11 +5,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import finish_compare, format_table
-from cli.progress import progress
+from cli.output import finish_compare, format_table, run_compare_tasks
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
-from golden.gpu.model import DeadlockError
 from golden.workloads import registry
 
 __all__ = ["compare_kim20", "parse_vary"]
@@ -48,34 +46,8 @@ def compare_kim20(args: argparse.Namespace) -> int:
         names = [registry.get(w if "/" in w else f"kim20/{w}").key for w in args.workloads]
     vary = parse_vary(args.vary) if args.vary else None
     t0, c0 = time.perf_counter(), time.process_time()
-    rows, failed = [], {}
     calls = [(name, scale, gpu, vary) for name in names]
-    with progress(len(names), "workloads", "wl", args.progress) as bar:
-        if args.workers > 1 or args.scheduler:
-            # One task per workload on the sweep engine's Dask cluster (a local one by default).
-            from golden.experiments.sweep.engine import map_tasks
-
-            results = map_tasks(compare_named, calls, scheduler=args.scheduler, workers=args.workers,
-                                on_done=lambda i: bar.update(1))
-        else:
-            results = []
-            for call in calls:
-                try:
-                    results.append(compare_named(*call))
-                except DeadlockError as e:
-                    results.append(e)
-                bar.update(1)
-    for name, res in zip(names, results, strict=True):
-        if isinstance(res, DeadlockError):  # one workload's deadlock is reported, the others still run
-            failed[name] = str(res)
-        elif isinstance(res, BaseException):
-            raise res
-        else:
-            rows.append(res)
-    for name, why in failed.items():
-        print(f"{name}: not compared: {why}")
-    if not rows:
-        raise InputError("no workload of the comparison ran to the end")
+    rows, failed = run_compare_tasks(compare_named, calls, names, args)
     avg = suite_average(rows)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if args.workers > 1 or args.scheduler:

@@ -7,7 +7,7 @@ import dataclasses
 import importlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from numbers import Integral, Real
 from pathlib import Path
@@ -160,6 +160,59 @@ def finish_compare(args: argparse.Namespace, sources: Sequence[str], payload: di
             print(f"wrote {path}")
     if args.json:
         write_json(args.json, payload)
+
+
+def run_compare_tasks(fn: Callable[..., dict], calls: Sequence[tuple], names: Sequence[str],
+                      args: argparse.Namespace) -> tuple[list[dict], dict[str, str]]:
+    """``fn(*call)`` per workload: in this process, or one task each on the sweep engine's Dask cluster.
+
+    ``args.workers > 1`` starts a local cluster of that many worker processes, ``args.scheduler``
+    uses an existing one (:func:`golden.experiments.sweep.engine.map_tasks`). A workload whose run
+    deadlocks (:class:`~golden.gpu.model.DeadlockError`) is reported on a line of its own and left
+    out; any other exception is raised.
+
+    Returns
+    -------
+    rows : list of dict
+        The results of the workloads that ran, in the order of ``calls``.
+    failed : dict
+        Each deadlocked workload's name and message.
+
+    Raises
+    ------
+    InputError
+        If no workload ran to the end.
+    """
+    from cli.progress import progress
+    from golden.errors import InputError
+    from golden.gpu.model import DeadlockError
+
+    with progress(len(calls), "workloads", "wl", args.progress) as bar:
+        if args.workers > 1 or args.scheduler:
+            from golden.experiments.sweep.engine import map_tasks
+
+            results = map_tasks(fn, calls, scheduler=args.scheduler, workers=args.workers,
+                                on_done=lambda i: bar.update(1))
+        else:
+            results = []
+            for call in calls:
+                try:
+                    results.append(fn(*call))
+                except DeadlockError as e:
+                    results.append(e)
+                bar.update(1)
+    rows, failed = [], {}
+    for name, res in zip(names, results, strict=True):
+        if isinstance(res, DeadlockError):  # one workload's deadlock is reported, the others still run
+            failed[name] = str(res)
+            print(f"{name}: not compared: {res}")
+        elif isinstance(res, BaseException):
+            raise res
+        else:
+            rows.append(res)
+    if not rows:
+        raise InputError("no workload of the comparison ran to the end")
+    return rows, failed
 
 
 #: Output arguments of each command: (command, argument name) -> "file" or "dir". A command

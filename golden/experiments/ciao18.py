@@ -22,8 +22,9 @@ from golden.workloads import registry
 from golden.workloads.registry import Workload
 
 __all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER_FIG12", "fig12_machine",
-           "fig12_workload", "geomean", "swl_points", "run_point", "profile_best_swl", "best_point",
-           "compare_workload", "class_means"]
+           "fig12_workload", "FIG11", "FIG11_DEFAULT", "PAPER_FIG11", "fig11_workload", "geomean",
+           "swl_points", "run_point", "profile_best_swl", "best_point", "compare_workload", "compare_named",
+           "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
 SCHEDULERS = ("gto", "ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c")
@@ -46,6 +47,15 @@ FIG12 = {"gto-cap": ("gto", {"l1": {"size": 48 * 1024, "assoc": 6}, "shared_mem_
 #: CIAO-C 14% over GTO-cap (2.08 x 1.14 = 2.37; 57% over GTO-8way gives the same), and
 #: CIAO-C-2X 16% over statPCAL-2X (a ratio of the two, not over GTO).
 PAPER_FIG12 = {"gto-cap": 2.08, "gto-8way": 1.51, "ciao-c": 2.37, "ciao-c-2x / statpcal-2x": 1.16}
+#: ciao18 Fig. 11 (Section V-E), CIAO-C's sensitivity, one factor at a time (the others at Section
+#: IV-A's values): the high-cut-off epoch from 1K to 50K instructions (Fig. 11a; the text names the
+#: range, not the points) and the high cut-off with the low cut-off at half of it (Fig. 11b; the text
+#: names no value but the chosen 1%). :data:`FIG11_DEFAULT` is the paper's setting, the reference.
+FIG11 = {"high_epoch": (1000, 5000, 10000, 50000), "high_cutoff": (0.0025, 0.005, 0.01, 0.02, 0.04)}
+FIG11_DEFAULT = {"high_epoch": 5000, "high_cutoff": 0.01}
+#: Section V-E: the largest change of a benchmark's IPC over each sweep ("within 15%" over the epochs,
+#: "within 5%" over the cut-offs), as max IPC / min IPC - 1.
+PAPER_FIG11 = {"high_epoch": 0.15, "high_cutoff": 0.05}
 
 
 def swl_points(workload: str, gpu: GPUConfig, limits: Iterable[int] | None = None) -> list[dict]:
@@ -141,6 +151,8 @@ def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = S
     """IPC of each scheduler on ``wl`` and its ratio to GTO's (``norm``).
 
     ``norm`` is None for a scheduler whose run deadlocked (its run has the message under ``deadlock``).
+    Runs that would repeat one already made are not made again: Best-SWL's run is the profile's run
+    at its limit, and the profile's point at ``max_warps_per_sm`` (a limit that never binds) is GTO's.
     """
     spec = registry.get(wl.name)
     row: dict = {"workload": wl.name, "class": spec.paper.get("cls"),
@@ -148,14 +160,26 @@ def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = S
     gto = run_point(wl, gpu, "gto")
     row["runs"]["gto"] = gto
     prof = None
+    profiled: dict[int, dict] = {}
+
+    def profile_run(point: dict) -> dict:
+        # A limit of max_warps_per_sm never binds (an SM holds no more warps): GTO's run is that point.
+        n = point["warp_limit"]
+        profiled[n] = (dict(gto, warp_limit=n) if n == gpu.max_warps_per_sm
+                       else _or_deadlock(lambda: run_point(wl, gpu, "gto", n), n))
+        return profiled[n]
+
     for s in schedulers:
         if s == "gto":
             continue
         if s in ("best-swl", "statpcal") and prof is None:
-            prof = profile_best_swl(wl, gpu, swl_limits)
+            prof = profile_best_swl(wl, gpu, swl_limits, profile_run)
         if s == "best-swl":
+            # Best-SWL's run is its profiled point's (the same machine and limit: the same run).
             n = prof["best"]
-            r = _or_deadlock(lambda n=n: run_point(wl, gpu, "best-swl", n), n)
+            r = dict(profiled[n])
+            if not r.get("deadlock"):
+                r["scheduler"] = "best-swl"
             r["profile"] = prof["profile"]
         elif s == "statpcal":
             n = prof["best"]
@@ -198,6 +222,72 @@ def fig12_workload(wl: Workload, gpu: GPUConfig, gto_ipc: float, tokens: int,
     a, b = ipc["ciao-c-2x"], ipc["statpcal-2x"]
     out["ciao-c-2x / statpcal-2x"] = a / b if a and b else None
     return out
+
+
+def _fig11_params(field: str, value: float) -> dict:
+    """CIAO-C's parameters of one Fig. 11 point: ``field`` at ``value`` (a cut-off's low one at half)."""
+    if field == "high_cutoff":
+        return {"high_cutoff": value, "low_cutoff": value / 2}
+    return {field: value}
+
+
+def fig11_workload(wl: Workload, gpu: GPUConfig, done: dict | None = None) -> dict:
+    """CIAO-C on ``wl`` at every point of :data:`FIG11`, one parameter varied at a time.
+
+    ``done`` is CIAO-C's run at the paper's parameters (e.g. Fig. 8's), used for the default point
+    of both sweeps instead of running it again.
+
+    Returns
+    -------
+    dict
+        ``{field: {"values", "ipc", "norm", "spread", "runs"}}`` per swept field: ``norm`` is each
+        IPC over the default point's, ``spread`` max IPC / min IPC - 1 (None if a run deadlocked),
+        ``runs`` each point's IPC, L1 hit rate, throttled share and policy statistics.
+    """
+    out: dict = {}
+    for field, values in FIG11.items():
+        runs = []
+        for v in values:
+            if done is not None and v == FIG11_DEFAULT[field]:
+                r = done
+            else:
+                params = _fig11_params(field, v)
+                r = _or_deadlock(lambda p=params: run_point(wl, gpu, "ciao-c", params=p))
+            runs.append({k: r.get(k) for k in ("ipc", "l1_hit_rate", "throttled", "policy_stats", "deadlock")}
+                        | {"params": _fig11_params(field, v)})
+        ipc = [None if r.get("deadlock") else r["ipc"] for r in runs]
+        ref = ipc[list(values).index(FIG11_DEFAULT[field])]
+        ok = [x for x in ipc if x]
+        out[field] = {"values": list(values), "ipc": ipc,
+                      "norm": [x / ref if x and ref else None for x in ipc],
+                      "spread": max(ok) / min(ok) - 1 if ok and len(ok) == len(ipc) else None,
+                      "runs": runs}
+    return out
+
+
+def compare_named(name: str, scale: float, gpu: GPUConfig, swl_limits: Iterable[int] | None = None,
+                  fig12: bool = False, fig11: bool = False) -> dict:
+    """:func:`compare_workload` on the built-in workload ``name`` at ``scale`` (a task for a worker).
+
+    Every scheduler of one benchmark runs in one task (Best-SWL's profile feeds Best-SWL and
+    statPCAL). With ``fig12``, also :func:`fig12_workload` into ``row["fig12"]``; with ``fig11``,
+    :func:`fig11_workload` into ``row["fig11"]``. The task's own wall and CPU seconds go into
+    ``row["time"]``.
+    """
+    import time
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    wl = registry.build(name, scale)
+    row = compare_workload(wl, gpu, SCHEDULERS, swl_limits)
+    if fig12:
+        runs = row["runs"]
+        row["fig12"] = fig12_workload(wl, gpu, runs["gto"]["ipc"], runs["best-swl"]["warp_limit"],
+                                      {"ciao-c": runs["ciao-c"]})
+    if fig11:
+        row["fig11"] = fig11_workload(wl, gpu, row["runs"]["ciao-c"])
+    # The process's own times: with workers, the parent's CPU time leaves these out.
+    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+    return row
 
 
 def geomean(values: list[float | None]) -> float | None:

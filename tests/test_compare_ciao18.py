@@ -1,0 +1,85 @@
+"""``gpucache compare --suite ciao18``: Fig. 11's sweep (a tiny kernel), flags, and ``--workers 2`` (slow).
+
+The Fig. 11 check runs CIAO-C on the thrashing kernel of ``tests/test_policy_ciao18.py``; the
+comparison on a 2-worker local cluster is checked against the same comparison in one process on a
+small input (slow: every worker process loads the compiled policies).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from golden.experiments.ciao18 import FIG11, FIG11_DEFAULT, fig11_workload, run_point
+from golden.trace.model import Workload
+from tests.test_compare import gpucache
+from tests.test_policy_ciao18 import thrash
+from tests.test_timing import gpu
+
+
+def test_fig11_varies_one_parameter_and_reuses_the_default_run():
+    g = gpu(l1=dict(size=4096, assoc=4))
+    wl = Workload(name="t/thrash", kernels=[thrash()])
+    default = run_point(wl, g, "ciao-c")
+    out = fig11_workload(wl, g, default)
+    assert set(out) == set(FIG11)
+    for field, values in FIG11.items():
+        sweep = out[field]
+        assert sweep["values"] == list(values) and len(sweep["runs"]) == len(values)
+        i = list(values).index(FIG11_DEFAULT[field])
+        assert sweep["ipc"][i] == default["ipc"] and sweep["norm"][i] == 1.0
+        assert sweep["spread"] == pytest.approx(max(sweep["ipc"]) / min(sweep["ipc"]) - 1)
+        for v, r in zip(values, sweep["runs"], strict=True):
+            # One factor: only the swept parameter (and, for the cut-off, the low one at half) moves.
+            assert r["params"] == ({"high_cutoff": v, "low_cutoff": v / 2} if field == "high_cutoff"
+                                   else {field: v})
+    # The kernel has 3,840 instructions: only the 1,000-instruction high epoch ends on it, so every
+    # longer epoch runs as the default does, and that one point throttles (stalls) warps.
+    epochs = out["high_epoch"]["runs"]
+    assert [r["policy_stats"] == default["policy_stats"] for r in epochs] == [False, True, True, True]
+    assert epochs[0]["policy_stats"]["redirects"] > 0
+    # Without the default run, it is run again, with the same result (the sweep is deterministic).
+    again = fig11_workload(wl, g)
+    assert again["high_cutoff"]["ipc"] == out["high_cutoff"]["ipc"]
+
+
+def test_a_limit_of_every_warp_is_gto():
+    # compare_workload takes GTO's run as the profile's point at max_warps_per_sm: the same run.
+    g = gpu(l1=dict(size=4096, assoc=4), max_warps_per_sm=8)
+    wl = Workload(name="t/thrash", kernels=[thrash()])
+    a, b = run_point(wl, g, "gto"), run_point(wl, g, "gto", g.max_warps_per_sm)
+    assert {**a, "warp_limit": 8} == b
+    assert run_point(wl, g, "gto", 7)["cycles"] != a["cycles"]  # one fewer binds
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--suite", "tian15", "--fig11"), "--fig11 applies to --suite ciao18 only"),
+    (("--suite", "kim20", "--fig12"), "--fig12 applies to --suite ciao18 only"),
+    (("--suite", "tian15", "--workers", "2"), "--workers and --scheduler apply to --suite kim20 and ciao18"),
+    (("--suite", "ciao18", "--workers", "0"), "--workers: must be a positive number"),
+])
+def test_flags_name_their_suite(argv, message):
+    status, _, err = gpucache("compare", *argv, "--no-progress")
+    assert status == 2 and err.count("\n") == 1 and message in err, err
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_one_process_results(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    docs = {}
+    for workers in ("1", "2"):
+        path = tmp_path / f"w{workers}.json"
+        status, out, err = gpucache("compare", "--suite", "ciao18", "--workloads", "atax", "syrk",
+                                    "--scale", "0.05", "--swl-limits", "2", "8", "--fig11", "--fig12",
+                                    "--workers", workers, "--json", str(path), "--no-progress")
+        assert status == 0, err
+        assert "s CPU" in out and "Fig. 11" in out and ("2 local workers" in out) == (workers == "2")
+        docs[workers] = json.loads(path.read_text())
+    for d in docs.values():
+        for row in d["rows"]:
+            assert row.pop("time")["cpu_seconds"] > 0
+    assert [r["workload"] for r in docs["2"]["rows"]] == ["ciao18/atax", "ciao18/syrk"]
+    assert docs["2"]["rows"] == docs["1"]["rows"]
+    assert docs["2"]["class_means"] == docs["1"]["class_means"]
+    assert docs["2"]["fig12_means"] == docs["1"]["fig12_means"]
