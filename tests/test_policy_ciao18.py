@@ -19,7 +19,14 @@ from golden.cache.hooks import ACCESS_FIELDS, Access
 from golden.experiments.ciao18 import best_point, profile_best_swl, run_point, swl_points
 from golden.gpu.model import TimingModel
 from golden.policies import get_policy
-from golden.policies.ciao18 import sched_on_evict, sched_on_miss
+from golden.policies.ciao18 import (
+    S_INSERTS,
+    S_VTA_HITS,
+    _ccws_throttle,
+    sched_on_evict,
+    sched_on_hit,
+    sched_on_miss,
+)
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
 from golden.units.ciao_interference import InterferenceList
@@ -195,11 +202,115 @@ def test_compiled_vta_and_lists_match_the_unit_models():
     assert hits > 40 and max(il.count) == 3
 
 
+def _sched(name: str, W: int = 4, **kw):
+    """``name``'s L1 state on one SM of ``W`` resident warps (slot = warp of CTA 0), and its controls."""
+    pol = get_policy(name, **kw)
+    pol.level_hooks("l1", gpu().l1, 1)
+    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines"))
+    ctl = Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
+              np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64))
+    ps = pol.attach_scheduler(ctl)["l1"].state
+    sched_on_hit(ps, _acc(c=0, kernel=0))  # the kernel's first access (at 0 instructions) starts it
+    return ps, ctl
+
+
+def _evict(ps, owner: int, by: int, line: int) -> None:
+    """L1 line ``line``, brought in by slot ``owner``, evicted by slot ``by``'s request."""
+    ps.owner[0] = owner
+    sched_on_evict(ps, _acc(c=0, warp=by, set=0, kernel=0), np.int64(0), np.int64(line), np.int64(0))
+
+
+def _load_miss(ps, warp: int, line: int) -> None:
+    sched_on_miss(ps, _acc(c=0, warp=warp, op=1, line=line, kernel=0))
+
+
+def test_ccws_stacking_includes_the_warp_reaching_the_cutoff():
+    """Scores 300, 200, 100, 100 against a cut-off of 400: the second warp reaches it and still issues."""
+    ps, ctl = _sched("ccws")
+    ps.score[:4] = (300, 200, 100, 100)
+    _ccws_throttle(ps, np.int64(0))
+    assert list(ctl.blocked) == [0, 0, 1, 1]
+    ps.score[:4] = 100  # all at the base: the last warp reaches the cut-off, nobody is blocked
+    _ccws_throttle(ps, np.int64(0))
+    assert list(ctl.blocked) == [0, 0, 0, 0]
+
+
+def test_ccws_vta_touches_a_victim_already_there_and_keeps_an_entry_on_a_hit():
+    ps, _ = _sched("ccws")
+    _evict(ps, 0, 1, 6)
+    _evict(ps, 0, 1, 6)
+    assert ps.st[S_INSERTS] == 1
+    _load_miss(ps, 0, 6)
+    _load_miss(ps, 0, 6)
+    assert ps.st[S_VTA_HITS] == 2
+    ciao, _ = _sched("ciao-t")  # the unit's rule for CIAO: a hit invalidates, duplicates are inserted
+    _evict(ciao, 0, 1, 6)
+    _evict(ciao, 0, 1, 6)
+    for _ in range(3):
+        _load_miss(ciao, 0, 6)
+    assert ciao.st[S_INSERTS] == 2 and ciao.st[S_VTA_HITS] == 2
+
+
+def test_ccws_vta_has_two_sets_of_eight_ways():
+    """Nine even lines fill set 0 past its 8 ways: the first leaves (one 16-way set would keep it)."""
+    ps, _ = _sched("ccws")
+    for line in range(0, 18, 2):
+        _evict(ps, 0, 1, line)
+    _load_miss(ps, 0, 0)
+    assert ps.st[S_VTA_HITS] == 0
+    _load_miss(ps, 0, 2)
+    assert ps.st[S_VTA_HITS] == 1
+
+
+def test_ccws_score_is_capped_by_k_wsc():
+    """1 VTA hit in 4 instructions, cut-off 400: LLDS 1/4 * 8 * 400 = 800, cap 1/4 * 2 * 400 = 200."""
+    ps, ctl = _sched("ccws", k_wsc=2)
+    _evict(ps, 0, 1, 6)
+    ctl.inst[0] = 4
+    _load_miss(ps, 0, 6)
+    assert ps.score[0] == 200
+    ps, ctl = _sched("ccws")  # k_wsc = k_vc = 8: the cap is the LLDS itself
+    _evict(ps, 0, 1, 6)
+    ctl.inst[0] = 4
+    _load_miss(ps, 0, 6)
+    assert ps.score[0] == 800
+
+
+def test_ccws_llds_is_truncated_and_may_be_zero():
+    """1 VTA hit in 10,000 instructions: 1/10,000 * 8 * 400 = 0.32 points, truncated to 0."""
+    ps, ctl = _sched("ccws")
+    _evict(ps, 0, 1, 6)
+    ctl.inst[0] = 10_000
+    _load_miss(ps, 0, 6)
+    assert ps.st[S_VTA_HITS] == 1 and ps.score[0] == 100
+
+
+def test_ccws_store_invalidates_its_line_in_every_warps_vta():
+    ps, _ = _sched("ccws")
+    _evict(ps, 0, 2, 6)
+    _evict(ps, 1, 2, 6)
+    sched_on_miss(ps, _acc(c=0, warp=3, op=2, line=6, kernel=0))
+    _load_miss(ps, 0, 6)
+    _load_miss(ps, 1, 6)
+    assert ps.st[S_INSERTS] == 2 and ps.st[S_VTA_HITS] == 0
+
+
+def test_ccws_scores_decay_per_cycle():
+    """A score of 800 (1 VTA hit in 4 instructions), 50 cycles later without an instruction: 750."""
+    ps, ctl = _sched("ccws")
+    _evict(ps, 0, 1, 6)
+    ctl.inst[0] = 4
+    _load_miss(ps, 0, 6)
+    sched_on_hit(ps, _acc(c=0, warp=1, cycle=50, kernel=0))
+    assert ps.score[0] == 750
+
+
 @pytest.mark.parametrize(("name", "kw", "field"), [
     ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
-    ("ccws", {"vta_ways": 12}, "ways"), ("statpcal", {"tokens": 0}, "tokens"),
+    ("ccws", {"vta_ways": 12}, "ways"), ("ccws", {"k_wsc": 0}, "k_wsc"),
+    ("ccws", {"vta_ways": 1}, "vta_ways"), ("statpcal", {"tokens": 0}, "tokens"),
     ("statpcal", {"window": -1}, "window"), ("statpcal", {"threshold": 0}, "threshold")])
 def test_bad_parameters_name_the_field(name, kw, field):
     with pytest.raises(ValueError, match=f"^{field}: ") as e:

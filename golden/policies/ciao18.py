@@ -22,13 +22,20 @@ epoch every active warp *i* over the high cut-off stalls its interfering
 warp *j* (*j* != *i*, *j* resident and active) and records *i* in *j*'s
 pair-list entry. ``docs/policies/ciao18.md`` lists every choice.
 
-**CCWS** (Rogers et al., MICRO 2012): per-warp lost-locality scores
-starting at ``base_score``; a VTA hit of warp *i* adds
-``LLDS = (VTA hits / instructions of the SM) * k_vc * (resident warps * base_score)``
-to *i*'s score; scores decay by one point per instruction the SM issues,
-never below the base. Warps are stacked by score (highest first, then
-slot); a warp whose stacked sum exceeds ``resident * base_score`` may not
-issue (the highest-scored warp always may).
+**CCWS** (Rogers et al., MICRO 2012, checked against its public code,
+``tgrogers/ccws-2012``): per-warp lost-locality scores starting at
+``base_score``; the VTA has 2 sets x 8 ways per warp (set: the line's low
+bit), a victim already in its set is not inserted again, a VTA hit
+leaves the entry valid and a store's L1 lookup invalidates its line in
+every warp's VTA. A VTA hit of warp *i* adds
+``LLDS = VTA hits / instructions of the SM * k_vc * cut-off`` (truncated,
+may be 0; cut-off = ``resident warps * base_score``) to *i*'s score; every
+score change floors the score at the base or else caps it at
+``VTA hits / instructions * k_wsc * cut-off``. Scores over the base decay
+by one point per cycle (counted at the SM's next L1 access, from the
+accesses' issue cycles). Warps are stacked by score (highest first,
+then slot) until the sum reaches the cut-off, the warp reaching it
+included; the warps after it may not issue.
 
 **Recording** (CIAO-T, CIAO-P, CIAO-C with ``log_sm`` = N): the hooks
 record SM N's transactions of ciao18's five units in each unit module's
@@ -71,14 +78,17 @@ from golden.units.ciao_vta import VTA_LINE_BITS, VTA_WAYS, check_vta_params
 __all__ = ["CiaoT", "CiaoP", "CiaoC", "CCWS", "SchedState", "CCWS_DEFAULTS", "MODE_CIAO_T", "MODE_CCWS",
            "MODE_CIAO_P", "MODE_CIAO_C"]
 
-LOAD = 1
+LOAD, STORE = 1, 2
 MODE_CIAO_T, MODE_CCWS, MODE_CIAO_P, MODE_CIAO_C = 0, 1, 2, 3
 #: CCWS's public configuration (Rogers et al. MICRO'12, as issue 14 gives it).
-CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8}
+CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8, "k_wsc": 8}
+#: CCWS's VTA sets per warp (the public code's 16 tags as 2 sets x 8 ways, indexed by the line's low bit).
+CCWS_VTA_SETS = 2
 
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
- P_KVC, P_IL_TOP, P_LOG_SM) = range(15)
+ P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC) = range(17)
+N_PARAMS = P_KWSC + 1
 # st[]: statistics.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM) = range(10)
@@ -88,9 +98,9 @@ STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivatio
 SchedState = namedtuple("SchedState", [
     "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines",  # SchedulerControl views
     "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
-    "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries and a FIFO pointer per set
+    "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries, a FIFO pointer per (slot, set)
     "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
-    "kern", "inst0", "nlow", "nhigh", "last",  # per SM
+    "kern", "inst0", "nlow", "nhigh", "last",  # per SM (last: CCWS's last decay cycle)
     "p", "st",
     # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
     "tx_vta", "n_vta", "tx_il", "n_il", "tx_pl", "n_pl", "tx_irs", "n_irs", "tx_smem", "n_smem"])
@@ -197,12 +207,12 @@ def _new_kernel(ps, sm, kernel, t):
         ps.ilw[g] = s
         ps.ilc[g] = 0
         ps.score[g] = ps.p[P_BASE]
-        ps.vptr[g] = 0
+        for v in range(ps.p[P_VSETS]):
+            ps.vptr[g * ps.p[P_VSETS] + v] = 0
         for w in range(ps.p[P_WAYS]):
             ps.vvalid[g * ps.p[P_WAYS] + w] = 0
     ps.kern[sm] = kernel
     ps.inst0[sm] = ps.inst[sm]
-    ps.last[sm] = ps.inst[sm]
     ps.nlow[sm] = ps.p[P_LO_E]
     ps.nhigh[sm] = ps.p[P_HI_E]
     ps.st[S_KERNELS] += 1
@@ -346,10 +356,10 @@ def _epochs(ps, sm, t):
 
 @nb.njit(cache=True, nogil=True)
 def _ccws_throttle(ps, sm):
-    """CCWS's cut-off: stack the resident warps by score; those past ``resident * base`` may not issue."""
+    """CCWS's cut-off: stack the resident warps by score; those after the one reaching it may not issue."""
     W = ps.p[P_W]
     base = sm * W
-    cutoff = ps.resident[sm] * ps.p[P_BASE]
+    cutoff = _ccws_cutoff(ps, sm)
     for s in range(W):
         g = base + s
         if ps.warp[g] < 0:
@@ -360,23 +370,51 @@ def _ccws_throttle(ps, sm):
             if s2 != s and ps.warp[g2] >= 0 and (ps.score[g2] > ps.score[g]
                                                  or (ps.score[g2] == ps.score[g] and s2 < s)):
                 above += ps.score[g2]
-        ps.blocked[g] = 1 if above > 0 and above + ps.score[g] > cutoff else 0
+        ps.blocked[g] = 1 if above >= cutoff else 0
     ps.st[S_THROTTLE_UPDATES] += 1
 
 
 @nb.njit(cache=True, nogil=True)
-def _ccws_decay(ps, sm):
-    """Scores lose one point per instruction the SM issued since the last look (not below the base)."""
-    d = ps.inst[sm] - ps.last[sm]
+def _ccws_cutoff(ps, sm):
+    """CCWS's cut-off: ``resident * base_score``, at least 1."""
+    return max(np.int64(1), ps.resident[sm] * ps.p[P_BASE])
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_ratio_points(ps, sm, k):
+    """``VTA hits / instructions * k * cut-off`` on ``sm`` since the kernel's start, truncated (may be 0)."""
+    W = ps.p[P_W]
+    total = np.int64(0)
+    for s2 in range(W):
+        total += ps.hits[sm * W + s2]
+    inst = max(np.int64(1), ps.inst[sm] - ps.inst0[sm])
+    return total * k * _ccws_cutoff(ps, sm) // inst
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_add(ps, sm, g, points):
+    """The public code's ``increment_score``: add; floor at the base, else cap (``k_wsc`` ratio points)."""
+    score = ps.score[g] + points
+    if score <= ps.p[P_BASE]:
+        score = ps.p[P_BASE]
+    else:
+        score = min(score, _ccws_ratio_points(ps, sm, ps.p[P_KWSC]))
+    ps.score[g] = score
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_decay(ps, sm, cycle):
+    """Scores over the base lose one point per cycle since the last look (the L1 accesses' issue cycles)."""
+    d = cycle - ps.last[sm]
     if d <= 0:
         return
-    ps.last[sm] = ps.inst[sm]
+    ps.last[sm] = cycle
     W = ps.p[P_W]
     raised = False
     for s in range(W):
         g = sm * W + s
         if ps.score[g] > ps.p[P_BASE]:
-            ps.score[g] = max(ps.p[P_BASE], ps.score[g] - d)
+            _ccws_add(ps, sm, g, -d)
             raised = True
     if raised:
         _ccws_throttle(ps, sm)
@@ -390,16 +428,29 @@ def _enter(ps, a):
     sm = a.c
     if ps.kern[sm] != a.kernel:
         _new_kernel(ps, sm, a.kernel, a.t)
+        ps.last[sm] = a.cycle
     if ps.p[P_MODE] == MODE_CCWS:
-        _ccws_decay(ps, sm)
+        _ccws_decay(ps, sm, a.cycle)
+        if a.op == STORE:
+            _ccws_store(ps, sm, a.line)
     else:
         _epochs(ps, sm, a.t)
     return _slot(ps, sm, a.cta, a.warp)
 
 
 @nb.njit(cache=True, nogil=True)
+def _ccws_store(ps, sm, line):
+    """CCWS: a store's L1 lookup invalidates its line in every warp's VTA of the SM (the public code)."""
+    for slot in range(ps.p[P_W]):
+        first, ways, _ = _vta_set(ps, sm, slot, line)
+        for w in range(ways):
+            if ps.vline[first + w] == line:
+                ps.vvalid[first + w] = 0
+
+
+@nb.njit(cache=True, nogil=True)
 def sched_on_hit(ps, a):
-    """An L1 hit, or a hit in the shared-memory cache (``a.set = -1``): epochs and decay only."""
+    """An L1 hit, or a hit in the shared-memory cache (``a.set = -1``): epochs, decay, CCWS's store rule."""
     s = _enter(ps, a)
     if a.set < 0 and s >= 0 and _logs(ps, a.c):
         _rec_smem(ps, a.c, ciao_smem.TX_REQUEST, a.line, s, 0, a.t)
@@ -411,6 +462,15 @@ def sched_on_fill(ps, a):
     s = _enter(ps, a)
     if ps.p[P_W] > 0:
         ps.owner[a.c * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + a.way] = s
+
+
+@nb.njit(cache=True, nogil=True)
+def _vta_set(ps, sm, slot, line):
+    """Slot ``slot``'s VTA set for ``line``: its first entry, its ways, its FIFO pointer's index."""
+    sets = ps.p[P_VSETS]
+    ways = ps.p[P_WAYS] // sets
+    vs = (sm * ps.p[P_W] + slot) * sets + (line & (sets - 1))
+    return vs * ways, ways, vs
 
 
 @nb.njit(cache=True, nogil=True)
@@ -427,13 +487,16 @@ def sched_on_evict(ps, a, way, line, dirty):
     wid = _slot(ps, sm, a.cta, a.warp)
     if o < 0 or wid < 0:
         return
-    ways = ps.p[P_WAYS]
-    si = sm * ps.p[P_W] + o
-    e = si * ways + ps.vptr[si]
+    first, ways, vs = _vta_set(ps, sm, o, line)
+    if ps.p[P_MODE] == MODE_CCWS:
+        for w in range(ways):
+            if ps.vvalid[first + w] and ps.vline[first + w] == line:
+                return  # already there: the public code's access on a FIFO set changes nothing
+    e = first + ps.vptr[vs]
     ps.vvalid[e] = 1
     ps.vline[e] = line
     ps.vwid[e] = wid
-    ps.vptr[si] = (ps.vptr[si] + 1) % ways
+    ps.vptr[vs] = (ps.vptr[vs] + 1) % ways
     ps.st[S_INSERTS] += 1
     if _logs(ps, sm):
         _rec_vta(ps, ciao_vta.TX_INSERT, o, line, wid, 0, 0, a.t)
@@ -447,7 +510,7 @@ def sched_on_miss(ps, a):
         return np.int64(0)
     sm = a.c
     W = ps.p[P_W]
-    ways = ps.p[P_WAYS]
+    first, ways, _ = _vta_set(ps, sm, s, a.line)
     g = sm * W + s
     ps.st[S_PROBES] += 1
     log = _logs(ps, sm)
@@ -456,9 +519,10 @@ def sched_on_miss(ps, a):
     by = np.int64(-1)
     hit_way = np.int64(0)
     for w in range(ways):
-        e = g * ways + w
+        e = first + w
         if ps.vvalid[e] and ps.vline[e] == a.line:
-            ps.vvalid[e] = 0
+            if ps.p[P_MODE] != MODE_CCWS:
+                ps.vvalid[e] = 0  # the unit's rule; CCWS's entry stays valid (the public code only probes)
             by = ps.vwid[e]
             hit_way = w
             break
@@ -475,11 +539,7 @@ def sched_on_miss(ps, a):
         if log:
             _rec_il(ps, ciao_interference.TX_UPDATE, s, by, 0, a.t)
         return np.int64(0)
-    total = np.int64(0)
-    for s2 in range(W):
-        total += ps.hits[sm * W + s2]
-    inst = max(np.int64(1), ps.inst[sm] - ps.inst0[sm])
-    ps.score[g] += max(np.int64(1), total * ps.p[P_KVC] * ps.resident[sm] * ps.p[P_BASE] // inst)
+    _ccws_add(ps, sm, g, _ccws_ratio_points(ps, sm, ps.p[P_KVC]))
     _ccws_throttle(ps, sm)
     return np.int64(0)
 
@@ -494,6 +554,7 @@ class _VtaScheduler(Policy):
     """What CIAO-T and CCWS share: the VTA, the control arrays, the statistics."""
 
     mode = MODE_CIAO_T
+    vta_sets = 1
 
     def __init__(self, vta_ways: int, log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
         check_vta_params(1, vta_ways, VTA_LINE_BITS)
@@ -520,7 +581,8 @@ class _VtaScheduler(Policy):
             views = {name: getattr(ctl, name) for name in SchedState._fields[:7]}
         lines = cfg.size // cfg.line_size
         p = self._params()
-        p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE]] = (W, self.vta_ways, lines, cfg.assoc, self.mode)
+        p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_VSETS]] = (W, self.vta_ways, lines, cfg.assoc, self.mode,
+                                                               self.vta_sets)
         p[P_IL_TOP] = (1 << IL_COUNTER_BITS) - 1
         p[P_LOG_SM] = self.log_sm
         per_slot = n * W
@@ -534,7 +596,8 @@ class _VtaScheduler(Policy):
             **views, owner=np.full(n * lines, -1, np.int64),
             vline=np.zeros(per_slot * self.vta_ways, np.int64),
             vwid=np.zeros(per_slot * self.vta_ways, np.int64),
-            vvalid=np.zeros(per_slot * self.vta_ways, np.int64), vptr=np.zeros(per_slot, np.int64),
+            vvalid=np.zeros(per_slot * self.vta_ways, np.int64),
+            vptr=np.zeros(per_slot * self.vta_sets, np.int64),
             hits=np.zeros(per_slot, np.int64), ilw=np.zeros(per_slot, np.int64),
             ilc=np.zeros(per_slot, np.int64),
             f0=np.full(per_slot, -1, np.int64), f0gw=np.full(per_slot, -1, np.int64),
@@ -579,8 +642,8 @@ class _VtaScheduler(Policy):
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
         w = gpu.max_warps_per_sm
-        ptr = max(1, (self.vta_ways - 1).bit_length())
-        return {"l1.vta": w * self.vta_ways * (VTA_LINE_BITS + 6 + 1) + w * ptr}
+        ptr = max(1, (self.vta_ways // self.vta_sets - 1).bit_length())
+        return {"l1.vta": w * self.vta_ways * (VTA_LINE_BITS + 6 + 1) + w * self.vta_sets * ptr}
 
 
 @register_policy
@@ -619,7 +682,7 @@ class CiaoT(_VtaScheduler):
         super().__init__(vta_ways, log_sm, log_capacity)
 
     def _params(self) -> np.ndarray:
-        p = np.zeros(P_LOG_SM + 1, np.int64)
+        p = np.zeros(N_PARAMS, np.int64)
         p[[P_HI_P, P_HI_Q, P_LO_P, P_LO_Q]] = (self.hi.numerator, self.hi.denominator, self.lo.numerator,
                                                self.lo.denominator)
         p[[P_HI_E, P_LO_E]] = (self.high_epoch, self.low_epoch)
@@ -679,6 +742,8 @@ class CCWS(_VtaScheduler):
         Every warp's lost-locality score at rest (100).
     k_vc : int
         K_throttle of the lost-locality-detected score (8).
+    k_wsc : int
+        Factor of a score's cap, ``VTA hits / instructions * k_wsc * cut-off`` (8).
 
     Raises
     ------
@@ -688,14 +753,20 @@ class CCWS(_VtaScheduler):
 
     name = "ccws"
     mode = MODE_CCWS
+    vta_sets = CCWS_VTA_SETS
 
     def __init__(self, *, vta_ways: int = CCWS_DEFAULTS["vta_ways"],
-                 base_score: int = CCWS_DEFAULTS["base_score"], k_vc: int = CCWS_DEFAULTS["k_vc"]) -> None:
+                 base_score: int = CCWS_DEFAULTS["base_score"], k_vc: int = CCWS_DEFAULTS["k_vc"],
+                 k_wsc: int = CCWS_DEFAULTS["k_wsc"]) -> None:
         self.base_score = _check_positive_int("base_score", base_score)
         self.k_vc = _check_positive_int("k_vc", k_vc)
+        self.k_wsc = _check_positive_int("k_wsc", k_wsc)
         super().__init__(vta_ways)
+        if vta_ways < self.vta_sets:
+            raise ValueError(f"vta_ways: CCWS's VTA has {self.vta_sets} sets per warp, needs at least "
+                             f"{self.vta_sets} ways, not {vta_ways}")
 
     def _params(self) -> np.ndarray:
-        p = np.zeros(P_LOG_SM + 1, np.int64)
-        p[[P_BASE, P_KVC]] = (self.base_score, self.k_vc)
+        p = np.zeros(N_PARAMS, np.int64)
+        p[[P_BASE, P_KVC, P_KWSC]] = (self.base_score, self.k_vc, self.k_wsc)
         return p
