@@ -68,7 +68,8 @@ def corrupt(rng: np.random.Generator, insts: np.ndarray, lanes: np.ndarray) -> N
         return
     if field == "table edge":
         i = int(rng.integers(lanes.shape[0]))
-        insts["lanes"][r], insts["width"][r], insts["op"][r], insts["mask"][r] = i, 16, int(Op.LOAD), 2**32 - 1
+        insts["lanes"][r], insts["width"][r] = i, 16
+        insts["op"][r], insts["mask"][r] = int(Op.LOAD), 2**32 - 1
         lanes[i, rng.integers(WARP_SIZE)] = MAX_ADDRESS - 16 + just
         return
     if field == "table":
