@@ -373,9 +373,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     hit = way >= 0 and (valid & need) == need
     off = part * S.l2_map_size
     e = np.int64(-1)
-    if not hit and kind != RQ_WRITE:
-        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
-    elif way < 0:
+    if way < 0 or (not hit and kind != RQ_WRITE):  # a pending MSHR of the line matters
         e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
     if not hit and kind != RQ_WRITE:
         if e < 0 and S.part[P_L2_META, part] == 0:

@@ -392,13 +392,14 @@ def _ccws_ratio_points(ps, sm, k):
 
 
 @nb.njit(cache=True, nogil=True)
-def _ccws_add(ps, sm, g, points):
-    """The public code's ``increment_score``: add; floor at the base, else cap (``k_wsc`` ratio points)."""
+def _ccws_add(ps, g, points, cap):
+    """The public code's ``increment_score``: add; floor at the base, else ``cap`` (its ``k_wsc`` ratio
+    points, :func:`_ccws_ratio_points`, which the caller computes once for all its warps)."""
     score = ps.score[g] + points
     if score <= ps.p[P_BASE]:
         score = ps.p[P_BASE]
     else:
-        score = min(score, _ccws_ratio_points(ps, sm, ps.p[P_KWSC]))
+        score = min(score, cap)
     ps.score[g] = score
 
 
@@ -411,10 +412,13 @@ def _ccws_decay(ps, sm, cycle):
     ps.last[sm] = cycle
     W = ps.p[P_W]
     raised = False
+    cap = np.int64(0)
     for s in range(W):
         g = sm * W + s
         if ps.score[g] > ps.p[P_BASE]:
-            _ccws_add(ps, sm, g, -d)
+            if not raised:  # the cap is the SM's, the same for every warp: once per decay
+                cap = _ccws_ratio_points(ps, sm, ps.p[P_KWSC])
+            _ccws_add(ps, g, -d, cap)
             raised = True
     if raised:
         _ccws_throttle(ps, sm)
@@ -539,7 +543,7 @@ def sched_on_miss(ps, a):
         if log:
             _rec_il(ps, ciao_interference.TX_UPDATE, s, by, 0, a.t)
         return np.int64(0)
-    _ccws_add(ps, sm, g, _ccws_ratio_points(ps, sm, ps.p[P_KVC]))
+    _ccws_add(ps, g, _ccws_ratio_points(ps, sm, ps.p[P_KVC]), _ccws_ratio_points(ps, sm, ps.p[P_KWSC]))
     _ccws_throttle(ps, sm)
     return np.int64(0)
 
