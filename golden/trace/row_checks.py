@@ -3,8 +3,8 @@
 :func:`golden.trace.io.load_workload` checks every row of every kernel before it trusts a file,
 the built-in workloads' cache included. Done with numpy over a structured array the checks cost
 about 0.8 us per row (``rdgc/nw``, 17 M rows: 16.9 s to load, 2.7 s with this loop, more than the
-RD analysis of the workload before); this loop makes one pass per kernel. It only finds the first offending row of each
-check; :mod:`golden.trace.io` words the message.
+RD analysis of the workload before); this loop makes one pass per kernel. It only finds the first
+offending row of each check; :mod:`golden.trace.io` words the message.
 """
 
 from __future__ import annotations
