@@ -68,6 +68,7 @@ from golden.cache.indexing import set_index
 from golden.cache.replacement import invalidate
 from golden.gpu import layout
 from golden.gpu.bound_hooks import bind, engine_states, hook_key, level_states
+from golden.gpu.by_ref import by_ref
 from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
 from golden.trace.model import Op, Space
 
@@ -81,7 +82,7 @@ __all__ = ["step_function"]
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
- K_L2_SECTOR_BYTES) = range(len(layout.CONFIG))
+ K_L2_SECTOR_BYTES, K_SELF_CHECK) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -89,7 +90,7 @@ __all__ = ["step_function"]
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
  C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
- C_L2_SEC_HITS) = range(len(layout.COUNTERS))
+ C_L2_SEC_HITS, C_SELF_CHECK_FAILS) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -103,7 +104,7 @@ __all__ = ["step_function"]
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
- M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE,) = range(31)
+ M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL,) = range(33)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -115,7 +116,7 @@ __all__ = ["step_function"]
 (H_D_BUS,) = range(1)
 (X_X_TAG, X_X_OWNER,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [19, 4, 31, 10, 17, 3, 6, 9, 3, 1, 2]
+assert [len(v) for v in layout.TABLES.values()] == [19, 4, 33, 10, 17, 3, 6, 9, 3, 1, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -129,6 +130,12 @@ _EV_SHIFT = 48
 _EV_MASK = (1 << _EV_SHIFT) - 1
 # Issue check results (0: can issue), in the order of layout.STALLS after "issued".
 OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
+# An SM's wake flags (``M_WAKE``) hold one bit per scheduler: all of them.
+WAKE_ALL = -1
+# Whether the copy has policy hooks (set per family in ``_compile``): hooks may change the
+# scheduler control at any L1 event, so the SM's schedulers wake after each; without hooks, only
+# the events that can change a warp's issue check wake them.
+HOOKED = True
 WRITE_BACK = engine.WRITE_BACK
 WRITE_EVICT = engine.WRITE_EVICT
 MEMORY = engine.MEMORY
@@ -518,8 +525,11 @@ def _waiter(S, slot, nxt):
 
 def _load_done(K, S, gslot, t):
     """One line of a warp's outstanding loads has arrived."""
-    S.sm[M_WAKE, gslot // K[K_SLOTS]] = 1
+    _rouse(K, S, gslot // K[K_SLOTS])
     S.w[W_W_PEND, gslot] -= 1
+    if S.w[W_W_PEND, gslot] == 0:
+        # Only the last line can make the warp ready (``_why``): its scheduler alone wakes.
+        S.sm[M_WAKE, gslot // K[K_SLOTS]] |= np.int64(1) << (gslot % K[K_SLOTS] % K[K_N_SCHED])
     S.c[C_LOADS_DONE] += 1
     S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
     _retire_if_done(K, S, gslot)
@@ -558,6 +568,43 @@ def _set_ready(K, S, sm, delta):
         _log(K, S, sm, S.sm[M_CTL_READY, sm], np.int64(0), np.int64(LOG_READY))
 
 
+def _settle(K, S, sm, upto):
+    """Account a quiet SM's cycles up to ``upto`` (exclusive); it stays quiet from there.
+
+    A quiet SM (``quiet_from`` >= 0) has warps, all its schedulers asleep, no
+    wake-up pending and an idle LD/ST unit: until something happens to it, each
+    cycle would add the same counts (its warps, its slots, each scheduler's
+    stall reason, its sampling window's ready warps), so the loop skips it and
+    adds them here, before anything changes what they would be.
+    """
+    first = S.sm[M_QUIET_FROM, sm]
+    if first < 0:
+        return
+    n = upto - first
+    if n > 0:
+        n_sched = K[K_N_SCHED]
+        S.c[C_WARP_CYCLES] += n * S.sm[M_SM_WARPS, sm]
+        S.c[C_SLOT_CYCLES] += n * K[K_SLOTS]
+        S.c[C_ISSUE_CYCLES] += n * n_sched
+        for k in range(sm * n_sched, (sm + 1) * n_sched):
+            S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += n
+        _window_cycles(S, sm, first, n)
+    S.sm[M_QUIET_FROM, sm] = upto
+
+
+def _rouse(K, S, sm):
+    """Something happens to ``sm`` in this cycle: settle its quiet cycles; the loop runs it again."""
+    if S.sm[M_QUIET_FROM, sm] >= 0:
+        _settle(K, S, sm, S.sc[S_CYCLE])
+        S.sm[M_QUIET_FROM, sm] = -1
+
+
+def _settle_all(K, S, upto):
+    """Settle every quiet SM up to ``upto`` (the loop returns: the counters must be whole)."""
+    for sm in range(K[K_N_SM]):
+        _settle(K, S, sm, upto)
+
+
 def _log(K, S, sm, line, op, outcome):
     n = S.sc[S_LOG_N]
     if n < K[K_LOG_CAP]:
@@ -572,7 +619,9 @@ def _log(K, S, sm, line, op, outcome):
 def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
     sm = S.r[R_R_SM, r]
-    S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
+    _rouse(K, S, sm)
+    if HOOKED:
+        S.sm[M_WAKE, sm] = WAKE_ALL  # policy hooks may change the scheduler control
     if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
         # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
         _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
@@ -907,7 +956,7 @@ def _retire_if_done(K, S, g):
 def _retire(K, S, g):
     """Warp slot ``g`` has issued everything and its loads are back: free it."""
     sm = g // K[K_SLOTS]
-    S.sm[M_WAKE, sm] = 1
+    S.sm[M_WAKE, sm] = WAKE_ALL
     S.w[W_W_ACTIVE, g] = False
     S.w[W_CTL_GWARP, g] = -1
     S.sm[M_CTL_RESIDENT, sm] -= 1
@@ -940,7 +989,7 @@ def _release_barrier(K, S, sm, c):
     if S.cta[T_CTA_ARRIVED, c] == 0 or S.cta[T_CTA_ARRIVED, c] + S.cta[T_CTA_DONE, c] < K[K_WPC]:
         return
     S.cta[T_CTA_ARRIVED, c] = 0
-    S.sm[M_WAKE, sm] = 1
+    S.sm[M_WAKE, sm] = WAKE_ALL
     slot_c = c - sm * K[K_MAX_CTAS]
     for w in range(K[K_SLOTS]):
         g = sm * K[K_SLOTS] + w
@@ -965,8 +1014,9 @@ def _dispatch(K, S, P, sm):
             or S.sm[M_SM_REGS, sm] + K[K_REGS_CTA] > K[K_MAX_REGS]
             or S.sm[M_SM_SMEM, sm] + K[K_SMEM_CTA] > K[K_MAX_SMEM]):
         return False
+    _rouse(K, S, sm)
     S.sc[S_NEXT_CTA] = cta + 1
-    S.sm[M_WAKE, sm] = 1
+    S.sm[M_WAKE, sm] = WAKE_ALL
     S.sm[M_CTL_WPC, sm] = K[K_WPC]
     slot_c = np.int64(0)
     while S.cta[T_CTA_ID, sm * K[K_MAX_CTAS] + slot_c] >= 0:
@@ -1245,6 +1295,11 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                         started = True
         issued_any = False
         for sm in range(n_sm):
+            if S.sm[M_QUIET_FROM, sm] >= 0:
+                if S.sm[M_WAKE, sm] == 0 and t < S.sm[M_QUIET_UNTIL, sm] and not S.sm[M_SM_ELIG_DIRTY, sm] \
+                        and S.sm[M_CTL_LIMIT, sm] == S.sm[M_SM_LIMIT_SEEN, sm]:
+                    continue  # still quiet: its cycles are settled later (_settle)
+                _rouse(K, S, sm)
             if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0:
                 # An idle SM: its schedulers have no warp.
                 S.c[C_SLOT_CYCLES] += K[K_SLOTS]
@@ -1265,29 +1320,34 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.sm[M_LD_NEXT, sm] = i + 1
                     S.sm[M_LD_FAIL, sm] = 0
                     S.sm[M_LD_ASKED, sm] = -1
-                    S.sm[M_WAKE, sm] = 1  # policy hooks may change the scheduler control
+                    if HOOKED:
+                        S.sm[M_WAKE, sm] = WAKE_ALL  # policy hooks may change the scheduler control
                     busy = True
                 if S.sm[M_LD_NEXT, sm] >= end:
                     g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
                     S.sm[M_LD_SLOT, sm] = -1
-                    S.sm[M_WAKE, sm] = 1
+                    S.sm[M_WAKE, sm] = WAKE_ALL
                     if S.w[W_W_ACTIVE, g]:
                         _retire_if_done(K, S, g)
             if S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
                 S.sm[M_SM_LIMIT_SEEN, sm] = S.sm[M_CTL_LIMIT, sm]
                 _eligibility(K, S.w, S.sm, sm)
-                S.sm[M_WAKE, sm] = 1
+                S.sm[M_WAKE, sm] = WAKE_ALL
             S.c[C_WARP_CYCLES] += S.sm[M_SM_WARPS, sm]
             S.c[C_SLOT_CYCLES] += K[K_SLOTS]
             # A scheduler that found no warp to issue sleeps until something that can make a warp
             # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
             # starts or retires, a policy hook runs): it then stalls for the same reason, unscanned.
-            wake = S.sm[M_WAKE, sm] != 0
-            S.sm[M_WAKE, sm] = 0
             for s in range(n_sched):
                 k = sm * n_sched + s
                 S.c[C_ISSUE_CYCLES] += 1
+                # Read per scheduler: an earlier scheduler's issue this cycle may wake a later one
+                # (the last warp to reach a barrier releases the others).
+                wake = (S.sm[M_WAKE, sm] >> s) & 1
+                S.sm[M_WAKE, sm] &= ~(np.int64(1) << s)
                 if S.sched_sleep[k] > 0 and not wake:
+                    if K[K_SELF_CHECK]:
+                        _check_asleep(K, S, P, sm, s)
                     S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
                     continue
                 w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
@@ -1301,6 +1361,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.c[C_STALL_NONE - 1 - w] += 1
             # The warps able to issue at the end of the cycle's issue count for the cycle.
             _window_cycles(S, sm, t, np.int64(1))
+            _quiet(K, S, sm, t)
         if issued_any:
             busy = True
         if t >= S.sc[S_SERIES_NEXT]:
@@ -1308,8 +1369,10 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         if S.sc[S_RETIRED] == K[K_N_CTAS] and S.sc[S_INFLIGHT] == 0 and S.ev_meta[0] == 0:
             S.sc[S_CYCLE] = t + 1
             S.sc[S_STATUS] = FINISHED
+            _settle_all(K, S, t + 1)
             return
         if S.sc[S_STATUS] == DEADLOCK:
+            _settle_all(K, S, t + 1)
             return
         if busy:
             t += 1
@@ -1324,13 +1387,17 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         if nxt >= NEVER:
             S.sc[S_STATUS] = DEADLOCK
             S.sc[S_CYCLE] = t
+            _settle_all(K, S, t + 1)
             _blame(K, S)
             return
         nxt = min(nxt, stop)
         skip = nxt - t - 1
         if skip > 0:
-            # Idle cycles: every scheduler stalls for the reason it gave this cycle.
+            # Idle cycles: every scheduler stalls for the reason it gave this cycle (a quiet SM's
+            # are settled later).
             for sm in range(n_sm):
+                if S.sm[M_QUIET_FROM, sm] >= 0:
+                    continue
                 if S.sm[M_LD_SLOT, sm] >= 0 and S.sm[M_LD_FAIL, sm] > 0:
                     S.c[S.sm[M_LD_FAIL, sm]] += skip  # the unit retries every cycle
                 S.c[C_WARP_CYCLES] += skip * S.sm[M_SM_WARPS, sm]
@@ -1345,6 +1412,38 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 _series(K, S, S.sc[S_SERIES_NEXT])
         t = nxt
     S.sc[S_CYCLE] = t
+    _settle_all(K, S, t)
+
+
+def _check_asleep(K, S, P, sm, s):
+    """Self-check: a scheduler left asleep must find no warp to issue, for the reason it slept on."""
+    w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+    if w >= 0 or -w != S.sched_sleep[sm * K[K_N_SCHED] + s]:
+        S.c[C_SELF_CHECK_FAILS] += 1
+
+
+def _quiet(K, S, sm, t):
+    """After ``sm``'s cycle ``t``: it is quiet from ``t + 1`` if nothing can happen to it unprompted.
+
+    Quiet: all its schedulers asleep, no wake-up pending, its LD/ST unit idle,
+    its warp limit settled, and its miss queue empty or waiting for a later
+    injection cycle (``quiet_until``). Only an event for the SM (a load's data,
+    a fill), a CTA starting, a wake-up or the injection cycle rouses it.
+    """
+    if K[K_SELF_CHECK] or S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_WAKE, sm] != 0 or S.sm[M_SM_WARPS, sm] == 0 \
+            or S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
+        return
+    n_sched = K[K_N_SCHED]
+    for k in range(sm * n_sched, (sm + 1) * n_sched):
+        if S.sched_sleep[k] <= 0:
+            return
+    until = NEVER
+    if S.sm[M_MQ_N, sm] > 0:
+        until = _inject_time(K, S, sm)
+        if until <= t + 1:
+            return
+    S.sm[M_QUIET_FROM, sm] = t + 1
+    S.sm[M_QUIET_UNTIL, sm] = until
 
 
 def _series(K, S, t):
@@ -1373,7 +1472,7 @@ def _unblock(K, S):
             any_blocked = True
     if any_blocked:
         for sm in range(K[K_N_SM]):
-            S.sm[M_WAKE, sm] = 1
+            S.sm[M_WAKE, sm] = WAKE_ALL
     return any_blocked
 
 
@@ -1398,16 +1497,20 @@ def _blame(K, S):
 
 
 def _step(buf_arr, K, S, P, h1, h2, h3, budget):
-    _loop(_ptr(buf_arr), K, S, P, _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3), budget)
+    # The state and the kernel's arrays go by reference (golden.gpu.by_ref): by value, every call
+    # below would copy some 250 words.
+    _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3),
+          budget)
 
 
 def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
-    _loop(_ptr(buf_arr), K, S, P, engine_states(h1), engine_states(h2), engine_states(h3), budget)
+    _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), engine_states(h1), engine_states(h2), engine_states(h3),
+          budget)
 
 
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
-              _set_ready,
+              _set_ready, _settle, _rouse, _settle_all, _check_asleep, _quiet,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
@@ -1427,7 +1530,8 @@ def _compile(family: str, hooks: list | None):
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
                  heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
-                 engine_states=engine_states)
+                 engine_states=engine_states, by_ref=by_ref)
+    names["HOOKED"] = hooks is not None
     if hooks:
         names.update(bind(hooks, engine.MAX_LEVELS))
     # Every copy gets a qualified name of its own: numba names a disk-cache entry after the

@@ -32,7 +32,7 @@ TABLES = {
         'mq_head', 'mq_n', 'inj_free', 'sm_rsp_free', 'l1_meta', 'ctl_limit', 'ctl_resident',
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
-        'ctl_smem_lines', 'ld_asked', 'ld_pre'
+        'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -74,7 +74,7 @@ CONFIG = (
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
     "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
-    "l2_sector_bytes",
+    "l2_sector_bytes", "self_check",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -87,7 +87,7 @@ COUNTERS = (
     "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
     "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
     "l1_bypassed", "l2_sector_misses", "l1_sector_loads", "l1_sector_load_hits", "l2_sector_accesses",
-    "l2_sector_hits",
+    "l2_sector_hits", "self_check_fails",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

@@ -113,6 +113,8 @@ class TimingModel:
         Cycles per time-series row.
     log_capacity : int
         Per-access log rows to keep (tests, co-simulation); 0 for none.
+    self_check : bool
+        Check the loop's shortcuts while it runs (:func:`golden.gpu.state.config_vector`).
 
     Raises
     ------
@@ -121,13 +123,14 @@ class TimingModel:
     """
 
     def __init__(self, gpu: GPUConfig, hierarchy: Hierarchy, *, dependences: str = "next-memory",
-                 fixed_latency: int = -1, series_period: int = 1000, log_capacity: int = 0) -> None:
+                 fixed_latency: int = -1, series_period: int = 1000, log_capacity: int = 0,
+                 self_check: bool = False) -> None:
         if hierarchy.gpu.n_sm != gpu.n_sm:
             raise ValueError(f"n_sm: the hierarchy has {hierarchy.gpu.n_sm} SMs, the GPU {gpu.n_sm}")
         self.gpu = gpu
         self.hierarchy = hierarchy
         self.k = config_vector(gpu, dependences=dependences, fixed_latency=fixed_latency,
-                               series_period=series_period, log_capacity=log_capacity)
+                               series_period=series_period, log_capacity=log_capacity, self_check=self_check)
         self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines, hierarchy.gpu.l2.lines)
         self.cycle = 0
         self.log: list[np.ndarray] = []

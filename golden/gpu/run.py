@@ -66,14 +66,15 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "smem_cache": {"accesses": c["smem_cache_accesses"], "hits": c["smem_cache_hits"],
                        "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
                        "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},
-        "ctas": c["ctas_launched"], "barriers": c["barriers"],
+        "ctas": c["ctas_launched"], "barriers": c["barriers"], "self_check_fails": c["self_check_fails"],
         "series": {"columns": list(series_columns()), "rows": series.tolist()},
     }
 
 
 def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = None, *,
                    dependences: str = "next-memory", series_period: int = 1000, fixed_latency: int = -1,
-                   on_progress: Callable[[int, int, int], None] | None = None) -> dict:
+                   on_progress: Callable[[int, int, int], None] | None = None,
+                   self_check: bool = False) -> dict:
     """Run ``workload`` on the timing model of ``gpu`` with ``policy``.
 
     Parameters
@@ -93,6 +94,9 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
         (:class:`~golden.gpu.model.TimingModel`).
     on_progress : callable, optional
         Called with (kernel index, CTAs retired, CTAs) as kernels advance.
+    self_check : bool
+        Check the loop's shortcuts while it runs (:func:`golden.gpu.state.config_vector`); the
+        count of mismatches is ``timing.self_check_fails``.
 
     Returns
     -------
@@ -101,7 +105,7 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
     """
     hierarchy = Hierarchy(gpu, policy=policy)
     model = TimingModel(gpu, hierarchy, dependences=dependences, series_period=series_period,
-                        fixed_latency=fixed_latency)
+                        fixed_latency=fixed_latency, self_check=self_check)
     kernels, timings = [], []
     for i, kernel in enumerate(workload.kernels):
         cb = None if on_progress is None else (lambda done, total, i=i: on_progress(i, done, total))

@@ -57,7 +57,7 @@ def _cycles(value: int, gpu: GPUConfig) -> int:
 
 
 def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_latency: int = -1,
-                  series_period: int = 1000, log_capacity: int = 0) -> np.ndarray:
+                  series_period: int = 1000, log_capacity: int = 0, self_check: bool = False) -> np.ndarray:
     """The configuration vector of ``gpu`` (kernel fields zero; see :func:`start_kernel`).
 
     Parameters
@@ -75,6 +75,12 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         Cycles between time-series rows.
     log_capacity : int
         Rows of the per-access log kept (0: none).
+    self_check : bool
+        Check the loop's shortcuts as it runs (``docs/timing.md``, "Speed"): every
+        scheduler left asleep is scanned anyway and must find no warp to issue for
+        the reason it slept on (a mismatch counts in ``self_check_fails``), and no
+        SM is left quiet, so its counts are added cycle by cycle. Slower; the
+        results must equal a run without it.
 
     Raises
     ------
@@ -122,6 +128,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "dram_bytes_per_100": round(gpu.dram_bus_bytes * 100 * (
             gpu.dram_clock_mhz / gpu.core_clock_mhz if gpu.core_clock_mhz and gpu.dram_clock_mhz else 1)),
         "dram_latency": gpu.dram_latency, "fixed_latency": fixed_latency, "series_period": series_period,
+        "self_check": int(self_check),
         "log_capacity": log_capacity,
     }
     if gpu.l2_partitions > l2.sets:
@@ -226,6 +233,7 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     state.smem[row("smem", "x_tag")] = -1
     state.sched_last[:] = -1
     state.sched_sleep[:] = 0
+    state.sm[row("sm", "quiet_from")] = -1
     state.sm[row("sm", "sm_elig_dirty")] = 1
     sc = state.sc
     accesses = sc[_S["accesses"]]

@@ -1,0 +1,90 @@
+"""The timing loop's shortcuts against the loop without them (``self_check``, docs/timing.md "Speed").
+
+The loop leaves a scheduler that found no warp asleep until an event that can
+make one of its warps ready, and skips a quiet SM, adding its counts when
+something next happens to it. With ``self_check`` every sleeping scheduler is
+scanned anyway (a scan that finds a warp, or another stall reason, counts in
+``self_check_fails``) and no SM is left quiet. A run must then give zero
+failures and exactly the results of the run without the check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import golden.gpu.model as model_module
+from golden.cache.hierarchy import Hierarchy
+from golden.gpu.model import TimingModel
+from golden.trace.builder import KernelBuilder
+from tests.test_timing import LINE, gpu
+
+
+def mixed_kernel(seed: int) -> KernelBuilder:
+    """Random CTAs of 4 warps: coalesced and scattered loads, stores, compute and barriers."""
+    rng = np.random.default_rng(seed)
+    kb = KernelBuilder(f"mixed{seed}", (12,), (128,))
+    tid = kb.gtid
+    for step in range(10):
+        kind = rng.integers(4)
+        if kind == 0:
+            kb.load(0x100 + step, (tid * 4 + int(rng.integers(64)) * LINE) % (1 << 20))
+        elif kind == 1:
+            kb.load(0x200 + step, rng.integers(0, 96, tid.size) * LINE)
+        elif kind == 2:
+            kb.store(0x300 + step, tid * 4 + (1 << 21))
+        else:
+            kb.barrier()
+        kb.compute(int(rng.integers(0, 4)))
+    return kb
+
+
+def timed(g, kernels, self_check: bool, dependences: str = "next-memory"):
+    tm = TimingModel(g, Hierarchy(g), self_check=self_check, dependences=dependences)
+    out = [tm.run_kernel(k, i) for i, k in enumerate(kernels)]
+    return tm, out
+
+
+MACHINES = {
+    "gto": dict(),
+    "lrr": dict(scheduler="lrr"),
+    "oldest-limit-4": dict(scheduler="oldest", warp_limit=4),
+    "two-level": dict(scheduler="two-level", two_level_active=2),
+    "next-instruction": dict(dependences="next-instruction"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MACHINES))
+def test_shortcuts_change_nothing(name):
+    machine = dict(MACHINES[name])
+    dependences = machine.pop("dependences", "next-memory")
+    g = gpu(n_sm=2, schedulers_per_sm=2, max_warps_per_sm=8, max_threads_per_sm=256, l2_partitions=2,
+            l1=dict(mshrs=4, miss_queue=4), **machine)
+    kernels = [mixed_kernel(seed).build() for seed in (1, 2)]
+    _, plain = timed(g, kernels, False, dependences)
+    _, checked = timed(g, kernels, True, dependences)
+    for a, b in zip(plain, checked, strict=True):
+        assert b.counters.pop("self_check_fails") == 0
+        a.counters.pop("self_check_fails")
+        assert (a.start, a.end) == (b.start, b.end)
+        assert a.counters == b.counters
+        assert np.array_equal(a.series, b.series)
+
+
+def test_a_wrong_sleeping_scheduler_is_caught(monkeypatch):
+    # A scheduler whose recorded stall reason is tampered with between slices of the loop: the
+    # check's scan disagrees with it as long as it sleeps.
+    monkeypatch.setattr(model_module, "SLICE", 32)
+    g = gpu(n_sm=1, schedulers_per_sm=2, max_warps_per_sm=8, max_threads_per_sm=256)
+    tm = TimingModel(g, Hierarchy(g), self_check=True)
+    tampered = []
+
+    def tamper(done, total):
+        sleep = tm.state.sched_sleep
+        for k in np.flatnonzero(sleep > 0):
+            sleep[k] = 5 if sleep[k] != 5 else 4
+            tampered.append(k)
+
+    r = tm.run_kernel(mixed_kernel(3).build(), 0, tamper)
+    assert tampered
+    assert r.counters["self_check_fails"] > 0
