@@ -30,6 +30,7 @@ import numba as nb
 import numpy as np
 
 from golden.cache import engine
+from golden.cache.by_ref import by_ref
 
 # The engine's phases and header layout. _compile binds these names to the compiled copies of
 # one engine family (golden.cache.engine.family_globals); the imports give them to readers and linters.
@@ -68,7 +69,6 @@ from golden.cache.indexing import set_index
 from golden.cache.replacement import invalidate
 from golden.gpu import layout
 from golden.gpu.bound_hooks import bind, engine_states, hook_key, level_states
-from golden.gpu.by_ref import by_ref
 from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
 from golden.trace.model import Op, Space
 
@@ -1497,7 +1497,7 @@ def _blame(K, S):
 
 
 def _step(buf_arr, K, S, P, h1, h2, h3, budget):
-    # The state and the kernel's arrays go by reference (golden.gpu.by_ref): by value, every call
+    # The state and the kernel's arrays go by reference (golden.cache.by_ref): by value, every call
     # below would copy some 250 words.
     _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3),
           budget)

@@ -58,6 +58,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from golden.cache.by_ref import by_ref
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.policies.recording import Recorder, new_row
@@ -100,6 +101,7 @@ SchedState = namedtuple("SchedState", [
     "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
     "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries, a FIFO pointer per (slot, set)
     "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
+    "order",  # per (SM, slot): CCWS's stack of the SM's warps by score (scratch)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM (last: CCWS's last decay cycle)
     "p", "st",
     # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
@@ -356,21 +358,33 @@ def _epochs(ps, sm, t):
 
 @nb.njit(cache=True, nogil=True)
 def _ccws_throttle(ps, sm):
-    """CCWS's cut-off: stack the resident warps by score; those after the one reaching it may not issue."""
+    """CCWS's cut-off: stack the resident warps by score; those after the one reaching it may not issue.
+
+    The stack's order is by score, highest first, then by slot; a warp is
+    blocked when the scores stacked before it reach the cut-off. The warps
+    are put in that order by insertion (most scores sit at the base, so it is
+    close to linear), and one pass adds the scores up.
+    """
     W = ps.p[P_W]
     base = sm * W
     cutoff = _ccws_cutoff(ps, sm)
+    order = ps.order[base:base + W]
+    n = 0
     for s in range(W):
-        g = base + s
-        if ps.warp[g] < 0:
+        if ps.warp[base + s] < 0:
             continue
-        above = np.int64(0)
-        for s2 in range(W):
-            g2 = base + s2
-            if s2 != s and ps.warp[g2] >= 0 and (ps.score[g2] > ps.score[g]
-                                                 or (ps.score[g2] == ps.score[g] and s2 < s)):
-                above += ps.score[g2]
+        score = ps.score[base + s]
+        i = n
+        while i > 0 and ps.score[base + order[i - 1]] < score:  # slots come in order: ties stay
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = s
+        n += 1
+    above = np.int64(0)
+    for i in range(n):
+        g = base + order[i]
         ps.blocked[g] = 1 if above >= cutoff else 0
+        above += ps.score[g]
     ps.st[S_THROTTLE_UPDATES] += 1
 
 
@@ -453,16 +467,18 @@ def _ccws_store(ps, sm, line):
 
 
 @nb.njit(cache=True, nogil=True)
-def sched_on_hit(ps, a):
+def sched_on_hit(state, a):
     """An L1 hit, or a hit in the shared-memory cache (``a.set = -1``): epochs, decay, CCWS's store rule."""
+    ps = by_ref(state)  # the functions below take the state's ~40 arrays by pointer
     s = _enter(ps, a)
     if a.set < 0 and s >= 0 and _logs(ps, a.c):
         _rec_smem(ps, a.c, ciao_smem.TX_REQUEST, a.line, s, 0, a.t)
 
 
 @nb.njit(cache=True, nogil=True)
-def sched_on_fill(ps, a):
+def sched_on_fill(state, a):
     """Remember which warp slot brought the line in (the VTA set of its later eviction)."""
+    ps = by_ref(state)  # the functions below take the state's ~40 arrays by pointer
     s = _enter(ps, a)
     if ps.p[P_W] > 0:
         ps.owner[a.c * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + a.way] = s
@@ -478,12 +494,13 @@ def _vta_set(ps, sm, slot, line):
 
 
 @nb.njit(cache=True, nogil=True)
-def sched_on_evict(ps, a, way, line, dirty):
+def sched_on_evict(state, a, way, line, dirty):
     """An L1 line leaves: into its owner's VTA set, with the evicting warp's slot (FIFO).
 
     A block leaving the shared-memory cache comes with ``a.set = -1`` and its
     owner's slot as ``way`` (the timing model keeps the WID in the block's tag).
     """
+    ps = by_ref(state)  # the functions below take the state's ~40 arrays by pointer
     if ps.p[P_W] == 0:
         return
     sm = a.c
@@ -507,8 +524,9 @@ def sched_on_evict(ps, a, way, line, dirty):
 
 
 @nb.njit(cache=True, nogil=True)
-def sched_on_miss(ps, a):
+def sched_on_miss(state, a):
     """An L1 load miss probes the warp's VTA set; a hit feeds IRS and the interference list, or CCWS."""
+    ps = by_ref(state)  # the functions below take the state's ~40 arrays by pointer
     s = _enter(ps, a)
     if s < 0 or a.op != LOAD:
         return np.int64(0)
@@ -606,7 +624,8 @@ class _VtaScheduler(Policy):
             ilc=np.zeros(per_slot, np.int64),
             f0=np.full(per_slot, -1, np.int64), f0gw=np.full(per_slot, -1, np.int64),
             f1=np.full(per_slot, -1, np.int64), f1gw=np.full(per_slot, -1, np.int64),
-            score=np.zeros(per_slot, np.int64), kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
+            score=np.zeros(per_slot, np.int64), order=np.zeros(per_slot, np.int64),
+            kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
         return make_hooks(self._state, on_hit=sched_on_hit, on_miss=sched_on_miss, on_fill=sched_on_fill,

@@ -4,7 +4,8 @@ numba passes a tuple by value: every array in it is a struct of five to nine
 words, so a call that takes the timing model's state (about 30 arrays) and
 kernel arrays copies some 250 words onto the stack. The model's loop calls
 such functions for every request and most cycles, and a profile of a
-memory-bound run found 72% of the loop's own samples on those pushes.
+memory-bound run found 72% of the loop's own samples on those pushes. A
+policy's hooks whose state is a large tuple (ciao18's) use it the same way.
 :func:`by_ref` puts the tuple in the caller's frame and passes a pointer to
 it; attribute access (``S.c``, ``P.op``) loads the field through the pointer,
 so the functions' code is unchanged. The pointer is valid while the caller's
