@@ -167,14 +167,22 @@ def _acc(**f):
     return Access(*(np.int64(f.get(name, 0)) for name in ACCESS_FIELDS))
 
 
+_Ctl = namedtuple("_Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed"))
+
+
+def _one_sm_control(W: int) -> _Ctl:
+    """SchedulerControl's views for one SM of ``W`` resident warps (slot = warp of CTA 0)."""
+    return _Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
+                np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64),
+                np.zeros(1, np.int64))
+
+
 def test_compiled_vta_and_lists_match_the_unit_models():
     """A random sequence of evictions and load misses of 4 warps, through the policy and the unit models."""
     W, ways, lines = 4, 8, 12
     pol = get_policy("ciao-t")
     pol.level_hooks("l1", gpu().l1, 1)
-    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines"))
-    ctl = Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
-              np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64))
+    ctl = _one_sm_control(W)
     ps = pol.attach_scheduler(ctl)["l1"].state
     vta, il, irs = Vta(warps=W, ways=ways), InterferenceList(entries=W), IrsUnit(warps=W)
     rng = np.random.default_rng(7)
@@ -206,9 +214,7 @@ def _sched(name: str, W: int = 4, **kw):
     """``name``'s L1 state on one SM of ``W`` resident warps (slot = warp of CTA 0), and its controls."""
     pol = get_policy(name, **kw)
     pol.level_hooks("l1", gpu().l1, 1)
-    Ctl = namedtuple("Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines"))
-    ctl = Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
-              np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64))
+    ctl = _one_sm_control(W)
     ps = pol.attach_scheduler(ctl)["l1"].state
     sched_on_hit(ps, _acc(c=0, kernel=0))  # the kernel's first access (at 0 instructions) starts it
     return ps, ctl

@@ -10,6 +10,8 @@ failures and exactly the results of the run without the check.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -88,3 +90,31 @@ def test_a_wrong_sleeping_scheduler_is_caught(monkeypatch):
     r = tm.run_kernel(mixed_kernel(3).build(), 0, tamper)
     assert tampered
     assert r.counters["self_check_fails"] > 0
+
+
+@pytest.mark.parametrize("policy", ["ccws", "ciao-c", "statpcal"])
+def test_policies_that_block_warps_wake_their_schedulers(policy):
+    # CCWS, CIAO-C and statPCAL block and unblock warps from their L1 hooks and say so through
+    # SchedulerControl.changed; a change the sleeping schedulers missed would fail the check.
+    from golden.configs.loader import load_config
+    from golden.gpu.run import simulate_timed
+    from golden.policies import get_policy
+    from golden.workloads import registry
+
+    g = load_config("ciao18")
+    if policy == "statpcal":  # a narrow DRAM bus, so that bandwidth is busy and warps are throttled
+        g = dataclasses.replace(g, dram_bus_bytes=2)
+    wl = registry.build("ciao18/syr2k", 0.05)
+
+    def run(self_check):
+        pol = get_policy(policy)
+        if hasattr(pol, "attach_gpu"):
+            pol.attach_gpu(g)
+        r = simulate_timed(wl, g, pol, self_check=self_check)
+        return r["timing"].pop("self_check_fails"), r
+
+    _, plain = run(False)
+    fails, checked = run(True)
+    assert fails == 0
+    assert checked["timing"]["issue_slots"]["throttled"] > 0  # the policy did block warps
+    assert checked == plain

@@ -104,7 +104,7 @@ __all__ = ["step_function"]
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
- M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL,) = range(33)
+ M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED,) = range(34)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -116,7 +116,7 @@ __all__ = ["step_function"]
 (H_D_BUS,) = range(1)
 (X_X_TAG, X_X_OWNER,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [19, 4, 33, 10, 17, 3, 6, 9, 3, 1, 2]
+assert [len(v) for v in layout.TABLES.values()] == [19, 4, 34, 10, 17, 3, 6, 9, 3, 1, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -132,10 +132,6 @@ _EV_MASK = (1 << _EV_SHIFT) - 1
 OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
 # An SM's wake flags (``M_WAKE``) hold one bit per scheduler: all of them.
 WAKE_ALL = -1
-# Whether the copy has policy hooks (set per family in ``_compile``): hooks may change the
-# scheduler control at any L1 event, so the SM's schedulers wake after each; without hooks, only
-# the events that can change a warp's issue check wake them.
-HOOKED = True
 WRITE_BACK = engine.WRITE_BACK
 WRITE_EVICT = engine.WRITE_EVICT
 MEMORY = engine.MEMORY
@@ -620,8 +616,6 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
     sm = S.r[R_R_SM, r]
     _rouse(K, S, sm)
-    if HOOKED:
-        S.sm[M_WAKE, sm] = WAKE_ALL  # policy hooks may change the scheduler control
     if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
         # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
         _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
@@ -1297,7 +1291,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         for sm in range(n_sm):
             if S.sm[M_QUIET_FROM, sm] >= 0:
                 if S.sm[M_WAKE, sm] == 0 and t < S.sm[M_QUIET_UNTIL, sm] and not S.sm[M_SM_ELIG_DIRTY, sm] \
-                        and S.sm[M_CTL_LIMIT, sm] == S.sm[M_SM_LIMIT_SEEN, sm]:
+                        and S.sm[M_CTL_LIMIT, sm] == S.sm[M_SM_LIMIT_SEEN, sm] \
+                        and S.sm[M_CTL_CHANGED, sm] == 0:
                     continue  # still quiet: its cycles are settled later (_settle)
                 _rouse(K, S, sm)
             if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0:
@@ -1320,8 +1315,6 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.sm[M_LD_NEXT, sm] = i + 1
                     S.sm[M_LD_FAIL, sm] = 0
                     S.sm[M_LD_ASKED, sm] = -1
-                    if HOOKED:
-                        S.sm[M_WAKE, sm] = WAKE_ALL  # policy hooks may change the scheduler control
                     busy = True
                 if S.sm[M_LD_NEXT, sm] >= end:
                     g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
@@ -1333,11 +1326,16 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 S.sm[M_SM_LIMIT_SEEN, sm] = S.sm[M_CTL_LIMIT, sm]
                 _eligibility(K, S.w, S.sm, sm)
                 S.sm[M_WAKE, sm] = WAKE_ALL
+            if S.sm[M_CTL_CHANGED, sm]:
+                # A policy hook blocked or unblocked one of the SM's warps (SchedulerControl.changed).
+                S.sm[M_CTL_CHANGED, sm] = 0
+                S.sm[M_WAKE, sm] = WAKE_ALL
             S.c[C_WARP_CYCLES] += S.sm[M_SM_WARPS, sm]
             S.c[C_SLOT_CYCLES] += K[K_SLOTS]
             # A scheduler that found no warp to issue sleeps until something that can make a warp
             # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
-            # starts or retires, a policy hook runs): it then stalls for the same reason, unscanned.
+            # starts or retires, a policy blocks or unblocks a warp): until then it stalls for the
+            # same reason, unscanned.
             for s in range(n_sched):
                 k = sm * n_sched + s
                 S.c[C_ISSUE_CYCLES] += 1
@@ -1431,7 +1429,8 @@ def _quiet(K, S, sm, t):
     a fill), a CTA starting, a wake-up or the injection cycle rouses it.
     """
     if K[K_SELF_CHECK] or S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_WAKE, sm] != 0 or S.sm[M_SM_WARPS, sm] == 0 \
-            or S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
+            or S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm] \
+            or S.sm[M_CTL_CHANGED, sm]:
         return
     n_sched = K[K_N_SCHED]
     for k in range(sm * n_sched, (sm + 1) * n_sched):
@@ -1531,7 +1530,6 @@ def _compile(family: str, hooks: list | None):
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
                  heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
                  engine_states=engine_states, by_ref=by_ref)
-    names["HOOKED"] = hooks is not None
     if hooks:
         names.update(bind(hooks, engine.MAX_LEVELS))
     # Every copy gets a qualified name of its own: numba names a disk-cache entry after the

@@ -49,12 +49,14 @@ SLICE = 1 << 16
 #: ``warp[slot] = cta * wpc + warp``). Last, ciao18's on-chip memory path: ``redirect[slot]`` (a
 #: policy sets it: the warp's loads go to the SM's shared-memory cache; a new warp starts at 0)
 #: and ``smem_lines[sm]`` (read-only: blocks of that cache for the running kernel, 0 when the
-#: kernel leaves no room; ``docs/timing.md``). ``attach_scheduler`` may return
-#: ``{level: LevelHooks}``: hooks rebuilt on these arrays.
+#: kernel leaves no room; ``docs/timing.md``). ``changed[sm]``: a hook that changes ``blocked`` of
+#: one of the SM's warps sets it to 1 (``golden.policies.warp_block.set_blocked``), or the SM's
+#: sleeping schedulers may not see the change (``docs/timing.md``, "Speed"; ``self_check`` finds
+#: it). ``attach_scheduler`` may return ``{level: LevelHooks}``: hooks rebuilt on these arrays.
 SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
                                                    "ready", "first_cta", "window", "win_ready", "win_loads",
                                                    "win_misses", "win_merges", "inst", "wpc", "redirect",
-                                                   "smem_lines"))
+                                                   "smem_lines", "changed"))
 
 
 class DeadlockError(RuntimeError):

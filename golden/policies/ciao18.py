@@ -62,6 +62,7 @@ from golden.cache.by_ref import by_ref
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.policies.recording import Recorder, new_row
+from golden.policies.warp_block import set_blocked
 from golden.units import ciao_interference, ciao_irs, ciao_pair_list, ciao_smem, ciao_vta
 from golden.units.ciao_interference import IL_COUNTER_BITS, update_entry
 from golden.units.ciao_irs import (
@@ -97,7 +98,8 @@ STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivatio
               "kernel_starts", "redirects", "redirects_back", "sm_kernels_without_smem_cache")
 
 SchedState = namedtuple("SchedState", [
-    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines",  # SchedulerControl views
+    # SchedulerControl views
+    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed",
     "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
     "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries, a FIFO pointer per (slot, set)
     "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
@@ -284,7 +286,7 @@ def _isolate(ps, sm, base, s, gj, t):
         return
     if mode == MODE_CIAO_P and smem:
         return  # already redirected: CIAO-P has nothing more to do
-    ps.blocked[gj] = 1
+    set_blocked(ps.blocked, ps.changed, sm, gj, 1)
     ps.f1[gj] = s
     ps.f1gw[gj] = ps.warp[base + s]
     ps.st[S_STALLS] += 1
@@ -299,7 +301,7 @@ def _release(ps, flag, f, fgw, stat, action, sm, base, g, s, n, active, t, log):
     forgotten, ``stat`` counted, ``action`` logged), unless that interferer still interferes."""
     if _still_interfered(ps, sm, base, f[g], fgw[g], n, active, t):
         return  # warp k still suffers: g stays stalled or redirected
-    flag[g] = 0
+    set_blocked(flag, ps.changed, sm, g, 0)  # flag: blocked or redirect (an extra wake-up is harmless)
     f[g] = -1
     fgw[g] = -1
     ps.st[stat] += 1
@@ -383,7 +385,7 @@ def _ccws_throttle(ps, sm):
     above = np.int64(0)
     for i in range(n):
         g = base + order[i]
-        ps.blocked[g] = 1 if above >= cutoff else 0
+        set_blocked(ps.blocked, ps.changed, sm, g, 1 if above >= cutoff else 0)
         above += ps.score[g]
     ps.st[S_THROTTLE_UPDATES] += 1
 
@@ -598,9 +600,9 @@ class _VtaScheduler(Policy):
             views = {"blocked": np.zeros(0, np.int64), "warp": np.zeros(0, np.int64),
                      "resident": np.zeros(n, np.int64), "inst": np.zeros(n, np.int64),
                      "wpc": np.zeros(n, np.int64), "redirect": np.zeros(0, np.int64),
-                     "smem_lines": np.zeros(n, np.int64)}
+                     "smem_lines": np.zeros(n, np.int64), "changed": np.zeros(n, np.int64)}
         else:
-            views = {name: getattr(ctl, name) for name in SchedState._fields[:7]}
+            views = {name: getattr(ctl, name) for name in SchedState._fields[:8]}
         lines = cfg.size // cfg.line_size
         p = self._params()
         p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_VSETS]] = (W, self.vta_ways, lines, cfg.assoc, self.mode,

@@ -25,6 +25,7 @@ import numpy as np
 
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
+from golden.policies.warp_block import set_blocked
 
 __all__ = ["StatPCAL", "PcalState", "PCAL_DEFAULTS"]
 
@@ -38,7 +39,7 @@ P_W, P_TOKENS, P_WINDOW, P_BYTES, P_LIMIT = range(5)
 S_BYPASSED, S_WINDOWS, S_BUSY = range(3)
 STAT_NAMES = ("load_misses_bypassed", "windows", "busy_windows")
 
-PcalState = namedtuple("PcalState", ["blocked", "warp", "resident", "wpc", "win", "p", "st"])
+PcalState = namedtuple("PcalState", ["blocked", "warp", "resident", "wpc", "changed", "win", "p", "st"])
 PcalState.__doc__ = """State of the L1 level: the SchedulerControl views, ``win`` = (window start,
 bytes missed in it, busy flag of the last window), parameters ``p`` and statistics ``st``."""
 
@@ -72,7 +73,7 @@ def _pcal_enter(ps, a):
             if ps.warp[base + s2] >= 0 and ps.warp[base + s2] < ps.warp[g]:
                 older += 1
         token = older < p[P_TOKENS]
-        ps.blocked[g] = 0 if token or ps.win[2] == 0 else 1
+        set_blocked(ps.blocked, ps.changed, a.c, g, 0 if token or ps.win[2] == 0 else 1)
         if ps.warp[g] == gw and not token:
             mine = 1
     return mine
@@ -145,9 +146,10 @@ class StatPCAL(Policy):
         g = self._gpu
         if ctl is None:
             views = {"blocked": np.zeros(0, np.int64), "warp": np.zeros(0, np.int64),
-                     "resident": np.zeros(n, np.int64), "wpc": np.zeros(n, np.int64)}
+                     "resident": np.zeros(n, np.int64), "wpc": np.zeros(n, np.int64),
+                     "changed": np.zeros(n, np.int64)}
         else:
-            views = {name: getattr(ctl, name) for name in ("blocked", "warp", "resident", "wpc")}
+            views = {name: getattr(ctl, name) for name in ("blocked", "warp", "resident", "wpc", "changed")}
             p[P_W] = len(ctl.blocked) // n
         if g is not None and g.dram_bus_bytes:
             ratio = g.dram_clock_mhz / g.core_clock_mhz if g.core_clock_mhz and g.dram_clock_mhz else 1.0
