@@ -1402,10 +1402,16 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 _window_cycles(S, sm, t + 1, skip)
                 S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
                 for s in range(n_sched):
-                    w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+                    # Nothing issued this cycle: every scheduler of an SM with warps is asleep, on
+                    # the reason a scan would give now (the self-check scans).
+                    k = sm * n_sched + s
+                    why = S.sched_sleep[k] if S.sm[M_SM_WARPS, sm] > 0 else np.int64(WHY_NONE)
+                    if K[K_SELF_CHECK]:
+                        w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+                        if w >= 0 or -w != why:
+                            S.c[C_SELF_CHECK_FAILS] += 1
                     S.c[C_ISSUE_CYCLES] += skip
-                    if w < 0:
-                        S.c[C_STALL_NONE - 1 - w] += skip
+                    S.c[C_STALL_NONE - 1 + why] += skip
             while S.sc[S_SERIES_NEXT] < nxt:
                 _series(K, S, S.sc[S_SERIES_NEXT])
         t = nxt
