@@ -1290,9 +1290,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         issued_any = False
         for sm in range(n_sm):
             if S.sm[M_QUIET_FROM, sm] >= 0:
-                if S.sm[M_WAKE, sm] == 0 and t < S.sm[M_QUIET_UNTIL, sm] and not S.sm[M_SM_ELIG_DIRTY, sm] \
-                        and S.sm[M_CTL_LIMIT, sm] == S.sm[M_SM_LIMIT_SEEN, sm] \
-                        and S.sm[M_CTL_CHANGED, sm] == 0:
+                if t < S.sm[M_QUIET_UNTIL, sm] and not _prompted(S, sm):
                     continue  # still quiet: its cycles are settled later (_settle)
                 _rouse(K, S, sm)
             if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0:
@@ -1426,6 +1424,12 @@ def _check_asleep(K, S, P, sm, s):
         S.c[C_SELF_CHECK_FAILS] += 1
 
 
+def _prompted(S, sm):
+    """Something asks ``sm``'s schedulers to look again: a wake-up, a new warp limit, a policy's block."""
+    return S.sm[M_WAKE, sm] != 0 or S.sm[M_SM_ELIG_DIRTY, sm] \
+        or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm] or S.sm[M_CTL_CHANGED, sm] != 0
+
+
 def _quiet(K, S, sm, t):
     """After ``sm``'s cycle ``t``: it is quiet from ``t + 1`` if nothing can happen to it unprompted.
 
@@ -1434,9 +1438,7 @@ def _quiet(K, S, sm, t):
     injection cycle (``quiet_until``). Only an event for the SM (a load's data,
     a fill), a CTA starting, a wake-up or the injection cycle rouses it.
     """
-    if K[K_SELF_CHECK] or S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_WAKE, sm] != 0 or S.sm[M_SM_WARPS, sm] == 0 \
-            or S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm] \
-            or S.sm[M_CTL_CHANGED, sm]:
+    if K[K_SELF_CHECK] or S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_SM_WARPS, sm] == 0 or _prompted(S, sm):
         return
     n_sched = K[K_N_SCHED]
     for k in range(sm * n_sched, (sm + 1) * n_sched):
@@ -1515,7 +1517,7 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
-              _set_ready, _settle, _rouse, _settle_all, _check_asleep, _quiet,
+              _set_ready, _settle, _rouse, _settle_all, _check_asleep, _prompted, _quiet,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
               _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
