@@ -1343,7 +1343,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 S.sm[M_WAKE, sm] &= ~(np.int64(1) << s)
                 if S.sched_sleep[k] > 0 and not wake:
                     if K[K_SELF_CHECK]:
-                        _check_asleep(K, S, P, sm, s)
+                        _check_asleep(K, S, P, sm, s, S.sched_sleep[k])
                     S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
                     continue
                 w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
@@ -1405,9 +1405,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     k = sm * n_sched + s
                     why = S.sched_sleep[k] if S.sm[M_SM_WARPS, sm] > 0 else np.int64(WHY_NONE)
                     if K[K_SELF_CHECK]:
-                        w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
-                        if w >= 0 or -w != why:
-                            S.c[C_SELF_CHECK_FAILS] += 1
+                        _check_asleep(K, S, P, sm, s, why)
                     S.c[C_ISSUE_CYCLES] += skip
                     S.c[C_STALL_NONE - 1 + why] += skip
             while S.sc[S_SERIES_NEXT] < nxt:
@@ -1417,10 +1415,10 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
     _settle_all(K, S, t)
 
 
-def _check_asleep(K, S, P, sm, s):
-    """Self-check: a scheduler left asleep must find no warp to issue, for the reason it slept on."""
+def _check_asleep(K, S, P, sm, s, why):
+    """Self-check: a scheduler left asleep must find no warp to issue, for the reason ``why`` it slept on."""
     w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
-    if w >= 0 or -w != S.sched_sleep[sm * K[K_N_SCHED] + s]:
+    if w >= 0 or -w != why:
         S.c[C_SELF_CHECK_FAILS] += 1
 
 
