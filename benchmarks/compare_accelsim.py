@@ -226,9 +226,9 @@ def machine_differences(text: str, gpu: GPUConfig) -> list[str]:
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
         "l1.allocate": l1["allocate"], "l1.index": l1["index"], "l1.sector_size": l1["sector"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
-        # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: misses wait it too (no
-        # such queue without the option, GPGPU-Sim 3.x).
-        "l1.miss_latency": int(_option(text, "gpgpu_l1_latency") or 0),
+        # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: gpucache's lookup
+        # pipeline (no such queue without the option, GPGPU-Sim 3.x).
+        "l1.lookup_latency": int(_option(text, "gpgpu_l1_latency") or 0), "l1.miss_latency": 0,
         "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
         "l2.index": l2["index"], "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],

@@ -44,7 +44,9 @@ One factor can be varied at a time: ``--scheduler`` (both models),
 ``--l1 FIELD=N`` (an L1 field of the preset, e.g. ``ports=32``, ``mshrs=16``,
 ``allocate=on-miss``), ``--fixed-latency N`` (the timed run on ideal memory) and
 ``--dependences`` (the timed run's load-use rule, ``docs/timing.md``); the preset before
-2026-11-24 is ``--l1 mshrs=256 --l1 mshr_merges=8 --l1 miss_latency=0``. The timed run is
+2026-11-24 is ``--l1 mshrs=256 --l1 mshr_merges=8 --l1 lookup_latency=0``, and the one before
+the pipeline (2026-11-24; the lookup at the request's sending, misses held 82 cycles after it)
+``--l1 lookup_latency=0 --l1 miss_latency=82``. The timed run is
 saved under ``--save`` (``/tmp/fig1`` by default) and reused by later calls
 with the same workload, scale and machine (the file name ends with a digest of
 the whole configuration, so a run of an older preset is never reused; it does not cover the
@@ -119,8 +121,8 @@ def l1_field(text: str) -> tuple[str, int | str]:
         if value not in ("on-miss", "on-fill"):
             raise argparse.ArgumentTypeError(f"--l1 allocate: on-miss or on-fill, not {value!r}")
         return name, value
-    if name not in ("ports", "mshrs", "mshr_merges", "miss_queue", "hit_latency", "miss_latency", "assoc",
-                    "size"):
+    if name not in ("ports", "mshrs", "mshr_merges", "miss_queue", "hit_latency", "miss_latency",
+                    "lookup_latency", "assoc", "size"):
         raise argparse.ArgumentTypeError(f"--l1: an integer L1 field (ports, mshrs, ...), not {name!r}")
     try:
         return name, int(value)

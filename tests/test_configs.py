@@ -61,7 +61,7 @@ def test_kim20_table1():
     assert l1.sector_size == 32
     assert l1.allocate == "on-fill"
     assert (l1.mshrs, l1.mshr_merges, l1.miss_queue) == (3072, 64, 16)
-    assert (l1.hit_latency, l1.latency, l1.miss_latency) == (82, 82, 82)
+    assert (l1.hit_latency, l1.latency, l1.lookup_latency, l1.miss_latency) == (82, 82, 82, 0)
     assert (g.scheduler, g.cta_scheduler) == ("gto", "round-robin")
     assert (g.core_clock_mhz, g.icnt_clock_mhz, g.l2_clock_mhz, g.dram_clock_mhz) == \
         (1417.0, 1417.0, 1417.0, 2500.0)

@@ -97,8 +97,8 @@ def test_outcome_counts_split_loads_and_stores():
 def test_l1_field_parses_one_integer_field_and_names_a_bad_one():
     assert fig1.l1_field("ports=32") == ("ports", 32)
     assert fig1.machine(l1=dict([fig1.l1_field("mshrs=16")])).l1.mshrs == 16
-    former = fig1.machine(l1=dict(map(fig1.l1_field, ("mshrs=256", "mshr_merges=8", "miss_latency=0")))).l1
-    assert (former.mshrs, former.mshr_merges, former.miss_latency) == (256, 8, 0)
+    former = fig1.machine(l1=dict(map(fig1.l1_field, ("mshrs=256", "mshr_merges=8", "lookup_latency=0")))).l1
+    assert (former.mshrs, former.mshr_merges, former.lookup_latency, former.miss_latency) == (256, 8, 0, 0)
     with pytest.raises(argparse.ArgumentTypeError, match="--l1: an integer L1 field"):
         fig1.l1_field("replacement=lru")
     with pytest.raises(argparse.ArgumentTypeError, match="--l1 ports: an integer"):

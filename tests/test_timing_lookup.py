@@ -1,8 +1,10 @@
-"""Loads sent past the L1 before its lookup (``on_lookup``) and the L1's miss latency.
+"""Loads sent past the L1 before its lookup (``on_lookup``), the L1's lookup pipeline and miss latency.
 
-kim20's B mode skips the L1 (no lookup, MSHR or line, and no L1 latency), and on kim20's
-machine (GPGPU-Sim 4.0) an L1 miss waits the L1's latency queue before it leaves for the L2.
-The closed-form latencies are those of ``tests/test_timing.py``'s test GPU.
+kim20's B mode skips the L1 (no lookup, MSHR or line, and no L1 latency). On kim20's machine
+(GPGPU-Sim 4.0) every L1 access waits the L1's latency queue before its tag lookup
+(``l1.lookup_latency``); ``l1.miss_latency`` instead holds a miss after the lookup (the model's
+earlier reading of that queue). The closed-form latencies are those of ``tests/test_timing.py``'s
+test GPU.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from golden.cache.engine import BYPASSED
 from golden.cache.hierarchy import Hierarchy
 from golden.gpu.core import LOG_BYPASS
 from golden.gpu.model import TimingModel
+from golden.gpu.state import config_vector
 from golden.policies import get_policy
 from golden.trace.builder import KernelBuilder
 from golden.trace.coalesce import ACCESS_DTYPE
 from tests.test_timing import DRAM_LATENCY, L1_HIT_LATENCY, L2_HIT_LATENCY, LINE, chase, gpu
 
 MISS_LAT = 30
+LOOKUP = 30
 
 
 def _run(kernels, g, policy=None):
@@ -98,3 +102,67 @@ def test_requests_waiting_out_the_miss_latency_do_not_fill_the_miss_queue():
     assert np.diff(tm.access_log()[:, 0]).tolist() == [1, 1, 1]
     _, (r8,) = _run([kb], gpu(l1={"miss_queue": 8, "miss_latency": MISS_LAT}))
     assert r.cycles == r8.cycles  # the 1-entry queue costs nothing
+
+
+def test_a_request_is_looked_up_after_the_lookup_pipeline():
+    # A 30-cycle pipeline that is all of a 30-cycle hit latency: the lookup comes 30 cycles after
+    # the request leaves the LD/ST unit (the cycle after the issue), so a miss's data comes 30
+    # cycles later than without the pipeline; a hit's data is there at the lookup.
+    g = gpu(l1={"hit_latency": LOOKUP, "lookup_latency": LOOKUP})
+    tm, (r,) = _run([chase(8, [0, 1, 2, 3, 0, 1, 2, 3])], g)
+    log = tm.access_log()
+    assert log[0, 0] == 1 + LOOKUP
+    assert np.diff(log[:, 0]).tolist() == [DRAM_LATENCY + LOOKUP] * 4 + [1 + LOOKUP] * 3
+    # Part of a longer hit latency: the rest comes after the lookup.
+    tm2, _ = _run([chase(8, [0, 1, 2, 3, 0, 1, 2, 3])], gpu(l1={"hit_latency": 40, "lookup_latency": LOOKUP}))
+    assert np.diff(tm2.access_log()[:, 0]).tolist() == [DRAM_LATENCY + LOOKUP] * 4 + [1 + 40] * 3
+
+
+def _same_line_later(d: int) -> KernelBuilder:
+    """Two warps load line 7; warp 1 issues ``d`` compute instructions first."""
+    kb = KernelBuilder("two", (1,), (64,))
+    kb.compute(d, active=kb.tid >= 32)
+    kb.load(0x10, np.full(64, 7 * LINE, np.int64))
+    return kb
+
+
+def test_the_merge_window_opens_at_the_lookup():
+    # Warp 0 misses on line 7; warp 1 sends its load of the line 92 cycles later. Holding the miss
+    # after a lookup at sending (miss_latency) keeps the line in flight 30 cycles longer in send
+    # time, so warp 1 merges; looking up at the pipeline's end (GPGPU-Sim), warp 1's lookup comes
+    # after the fill and hits. Both give warp 0 its data at the same cycle.
+    held, (rh,) = _run([_same_line_later(90)], gpu(l1={"miss_latency": MISS_LAT}))
+    piped, (rp,) = _run([_same_line_later(90)], gpu(l1={"hit_latency": LOOKUP, "lookup_latency": LOOKUP}))
+    assert held.access_log()[:, 4].tolist() == [2, 3]
+    assert held.access_log()[:, 0].tolist() == [1, 92]
+    assert piped.access_log()[:, 4].tolist() == [2, 1]
+    assert piped.access_log()[:, 0].tolist() == [1 + LOOKUP, 92 + LOOKUP]
+    assert rp.end - rp.start == 92 + LOOKUP + 1  # warp 1's hit: data at the lookup
+    # Sent 80 cycles later it is still in the window on both rules.
+    _, (early,) = _run([_same_line_later(10)], gpu(l1={"hit_latency": LOOKUP, "lookup_latency": LOOKUP}))
+    assert early.end - early.start == rh.end - rh.start  # the merged warp gets warp 0's fill
+
+
+def test_a_kernel_ending_with_stores_in_the_pipeline_drains_it():
+    # The warp's last instruction stores 4 lines: the warp keeps its slot until they have left the
+    # pipeline, so the kernel ends with it empty and the next kernel can start.
+    kb = chase(1)
+    kb.store(0x900, (np.arange(32) // 8) * LINE * 7 + 9 * LINE)
+    g = gpu(l1={"hit_latency": LOOKUP, "lookup_latency": LOOKUP})
+    tm, (r1, r2) = _run([kb, kb], g)
+    assert r1.counters["l2_accesses"] == 1 + 4
+    log = tm.access_log()
+    stores = log[log[:, 3] == 2]
+    assert len(stores) == 8 and (stores[:4, 0] < r1.end).all()
+    # Kernel 2's load hits the line kernel 1 brought in, looked up after the pipeline.
+    assert (log[5, 0], log[5, 4]) == (r2.start + 1 + LOOKUP, 1)
+
+
+@pytest.mark.parametrize(("l1", "l2", "field"), [
+    ({"hit_latency": 10, "lookup_latency": 11}, {}, "l1.lookup_latency"),
+    ({}, {"lookup_latency": 5}, "l2.lookup_latency"),
+    ({}, {"miss_latency": 5}, "l2.miss_latency"),
+])
+def test_a_lookup_pipeline_it_cannot_model_is_refused(l1, l2, field):
+    with pytest.raises(ValueError, match=f"^{field}: "):
+        config_vector(gpu(l1=l1, l2=l2))

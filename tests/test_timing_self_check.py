@@ -53,6 +53,10 @@ MACHINES = {
     "oldest-limit-4": dict(scheduler="oldest", warp_limit=4),
     "two-level": dict(scheduler="two-level", two_level_active=2),
     "next-instruction": dict(dependences="next-instruction"),
+    # The L1 lookup pipeline (l1.lookup_latency): all of the hit latency (the data at the lookup),
+    # and part of it with two requests a cycle.
+    "lookup-all": dict(l1=dict(lookup_latency=5)),
+    "lookup-part-2-ports": dict(l1=dict(lookup_latency=3, ports=2)),
 }
 
 
@@ -61,7 +65,7 @@ def test_shortcuts_change_nothing(name):
     machine = dict(MACHINES[name])
     dependences = machine.pop("dependences", "next-memory")
     g = gpu(n_sm=2, schedulers_per_sm=2, max_warps_per_sm=8, max_threads_per_sm=256, l2_partitions=2,
-            l1=dict(mshrs=4, miss_queue=4), **machine)
+            l1=dict(mshrs=4, miss_queue=4) | machine.pop("l1", {}), **machine)
     kernels = [mixed_kernel(seed).build() for seed in (1, 2)]
     _, plain = timed(g, kernels, False, dependences)
     _, checked = timed(g, kernels, True, dependences)

@@ -107,9 +107,9 @@ _KIM20 = GPUConfig(
         # MAX_DEFAULT_CACHE_SIZE_MULTIBLIER (4) x SECTOR_CHUNCK_SIZE (4) = 3,072 MSHR entries of
         # MAX_WARP_PER_SM = 64 merges (docs/configs.md).
         mshrs=3072, mshr_merges=64, miss_queue=16, hit_latency=82,
-        # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: misses wait it too
-        # (docs/configs.md).
-        miss_latency=82,
+        # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: every access waits it
+        # before the lookup, misses included (docs/configs.md, docs/timing.md "Lookup pipeline").
+        lookup_latency=82,
         replacement="lru", write="write-through", index="mod",
     ),
     l2=CacheConfig(

@@ -50,6 +50,7 @@ CACHE_LIMITS = {
     "size": (1, 1 << 32), "assoc": (1, 1 << 16), "line_size": (4, 1 << 16), "sector_size": (0, 1 << 16),
     "smod_shift": (0, 32), "xor_slices": (0, 1 << 24), "tag_latency": (0, 1 << 20),
     "data_latency": (0, 1 << 20), "hit_latency": (0, 1 << 20), "miss_latency": (0, 1 << 20),
+    "lookup_latency": (0, 1 << 20),
     "banks": (1, 1024), "ports": (1, 1024),
     "mshrs": (0, 1 << 20), "mshr_merges": (0, 1 << 20), "miss_queue": (0, 1 << 20),
     "seed": (0, (1 << 63) - 1),
@@ -132,12 +133,20 @@ class CacheConfig:
         Cycles for a tag lookup and a data-array access.
     hit_latency : int
         Cycles from request to data on a hit (0: tag + data latency).
+    lookup_latency : int
+        Timing model, first level: cycles from a request's leaving the LD/ST unit to its tag
+        lookup, a pipeline that is part of the hit latency (at most ``hit_latency``; a hit's
+        data comes ``hit_latency - lookup_latency`` cycles after the lookup, a miss leaves
+        for the next level after it). GPGPU-Sim 4.0 passes every L1D access through an
+        ``l1_latency``-stage queue in front of the lookup (kim20's preset: 82); a load a
+        policy sends past the L1 before the lookup (``on_lookup``) skips it. 0 (default):
+        the lookup is at once.
     miss_latency : int
         Timing model, first level: cycles from a request's lookup to its leaving for the next
-        level (a miss, a store, an atomic). GPGPU-Sim 4.0 passes every L1D access through an
-        ``l1_latency``-stage queue before the tag lookup, so there a miss also waits the hit
-        latency (kim20's preset); a load a policy sends past the L1 before the lookup
-        (``on_lookup``) does not wait. 0 (default): a miss leaves at once.
+        level (a miss, a store, an atomic); a load a policy sends past the L1 (``on_lookup``)
+        does not wait. 0 (default): a miss leaves at once. (kim20's preset had 82 here
+        until 2026-11-24's lookup pipeline, its way of modelling GPGPU-Sim's queue:
+        docs/timing.md, "Lookup pipeline".)
     banks, ports : int
         Banks, and ports per bank.
     mshrs : int
@@ -164,6 +173,7 @@ class CacheConfig:
     data_latency: int = 1
     hit_latency: int = 0
     miss_latency: int = 0
+    lookup_latency: int = 0
     banks: int = 1
     ports: int = 1
     mshrs: int = 0

@@ -10,10 +10,13 @@ checks). Per cycle, in this order:
 2. each L2 sub-partition serves the head of its request queue (one per cycle);
 3. each SM: its miss queue injects one request into the interconnect when
    its port is free (and, after a lookup, ``l1.miss_latency`` cycles more
-   have passed); its LD/ST unit sends up to ``l1.ports`` line requests
-   of the instruction it holds through the L1 (a request that cannot get an
-   MSHR, a merge or a miss-queue slot is a reservation failure and is retried
-   next cycle); then each scheduler issues at most one instruction;
+   have passed); the heads of its L1 lookup pipeline that have waited out
+   ``l1.lookup_latency`` look the L1 up (up to ``l1.ports``); its LD/ST unit
+   sends up to ``l1.ports`` line requests of the instruction it holds into
+   the pipeline (or, with no lookup latency, through the L1 at once). A
+   lookup that cannot get an MSHR, a merge or a miss-queue slot is a
+   reservation failure and is retried next cycle; then each scheduler
+   issues at most one instruction;
 4. waiting CTAs are dispatched (one per SM per cycle);
 5. a cycle in which nothing happened is skipped to the next event.
 
@@ -82,7 +85,7 @@ __all__ = ["step_function"]
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
- K_L2_SECTOR_BYTES, K_SELF_CHECK) = range(len(layout.CONFIG))
+ K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -98,13 +101,14 @@ __all__ = ["step_function"]
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
- W_CTL_REDIRECT,) = range(19)
+ W_CTL_REDIRECT, W_W_LQ,) = range(20)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
- M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED,) = range(34)
+ M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
+ M_LQ_FAIL,) = range(37)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -115,8 +119,9 @@ __all__ = ["step_function"]
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
 (H_D_BUS,) = range(1)
 (X_X_TAG, X_X_OWNER,) = range(2)
+(L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 
-assert [len(v) for v in layout.TABLES.values()] == [19, 4, 34, 10, 17, 3, 6, 9, 3, 1, 2]
+assert [len(v) for v in layout.TABLES.values()] == [20, 4, 37, 10, 17, 3, 6, 9, 3, 1, 2, 4]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -656,21 +661,33 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     _free_request(S, r)
 
 
-def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
-    """Line request ``i`` of the instruction in ``sm``'s LD/ST unit; False on a reservation failure."""
-    p = _params(buf, 0)
-    op = P.op[row]
-    line = P.req_line[i]
-    sec = P.req_sec[i]
+def _l1_access(K, S, P, t, sm, slot, row, i):
+    """The hook context of line request ``i`` of instruction ``row`` (slot ``slot`` of ``sm``) at ``t``."""
     g = sm * K[K_SLOTS] + slot
-    a0 = Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], op, sec, line,
-                np.int64(-1), np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
-    s, sid, base, way = _find(buf, p, sm, line)
-    a = at_level(a0, sm, op, line, s, way)
+    return Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], P.op[row],
+                  P.req_sec[i], P.req_line[i], np.int64(-1), np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
+
+
+def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
+    """Line request ``i`` of the instruction in ``sm``'s LD/ST unit leaves the unit; False if it cannot.
+
+    With ideal memory the hierarchy serves it at once; a load the policy sends
+    past the L1 (``on_lookup``) goes to the miss queue; any other request is
+    looked up now (``l1.lookup_latency`` 0) or enters the SM's lookup
+    pipeline, to reach the lookup ``l1.lookup_latency`` cycles later
+    (:func:`_lookups`). A full pipeline holds the unit without a reservation
+    failure (GPGPU-Sim's ``l1_latency`` queue entry taken: a bank conflict).
+    """
+    a0 = _l1_access(K, S, P, t, sm, slot, row, i)
+    op = a0.op
+    line = a0.line
+    sec = a0.sectors
+    g = sm * K[K_SLOTS] + slot
     is_load = op == LOAD
     if K[K_FIXED_LAT] >= 0:
         # Ideal memory: the whole hierarchy answers at once, every load after a fixed latency.
-        _access(buf, p, h1, h2, h3, 0, a0, np.int64(0))
+        way = _find(buf, _params(buf, 0), sm, line)[3]
+        _access(buf, _params(buf, 0), h1, h2, h3, 0, a0, np.int64(0))
         S.c[C_L1_ACC] += 1
         S.sc[S_ACCESSES] += 1
         _log(K, S, sm, line, op, np.int64(1 if way >= 0 else 2))
@@ -697,6 +714,85 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
                              _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t)
             _enqueue(K, S, sm, r)
             return True
+    if K[K_L1_LOOKUP] == 0:
+        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0)
+    n = S.sm[M_LQ_N, sm]
+    if n >= K[K_LQ_SIZE]:
+        S.sm[M_LD_FAIL, sm] = 0
+        return False
+    q = sm * K[K_LQ_SIZE] + (S.sm[M_LQ_HEAD, sm] + n) % K[K_LQ_SIZE]
+    S.lq[L_LQ_SLOT, q] = slot
+    S.lq[L_LQ_ROW, q] = row
+    S.lq[L_LQ_REQ, q] = i
+    S.lq[L_LQ_READY, q] = t + K[K_L1_LOOKUP]
+    S.sm[M_LQ_N, sm] = n + 1
+    S.w[W_W_LQ, g] += 1
+    return True
+
+
+def _lookups(buf, K, S, h1, h2, h3, t, sm, P):
+    """The heads of ``sm``'s lookup pipeline whose ``l1.lookup_latency`` is over look the L1 up.
+
+    Up to ``l1.ports`` a cycle, in order; a reservation failure holds the head
+    (and every entry behind it) for a retry next cycle, its kind kept in
+    ``lq_fail``. True if one was looked up.
+    """
+    size = K[K_LQ_SIZE]
+    done = False
+    for _ in range(K[K_L1_PORTS]):
+        if S.sm[M_LQ_N, sm] == 0:
+            break
+        q = sm * size + S.sm[M_LQ_HEAD, sm]
+        if S.lq[L_LQ_READY, q] > t:
+            break
+        slot = S.lq[L_LQ_SLOT, q]
+        unit_fail = S.sm[M_LD_FAIL, sm]
+        if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot,
+                          _l1_access(K, S, P, t, sm, slot, S.lq[L_LQ_ROW, q], S.lq[L_LQ_REQ, q])):
+            # The failure's kind belongs to the pipeline's head, not to the LD/ST unit.
+            S.sm[M_LQ_FAIL, sm] = S.sm[M_LD_FAIL, sm]
+            S.sm[M_LD_FAIL, sm] = unit_fail
+            break
+        S.sm[M_LQ_FAIL, sm] = 0
+        S.sm[M_LQ_HEAD, sm] = (S.sm[M_LQ_HEAD, sm] + 1) % size
+        S.sm[M_LQ_N, sm] -= 1
+        g = sm * K[K_SLOTS] + slot
+        S.w[W_W_LQ, g] -= 1
+        done = True
+        if S.w[W_W_LQ, g] == 0 and S.w[W_W_ACTIVE, g]:
+            _retire_if_done(K, S, g)
+    return done
+
+
+def _lq_ready(K, S, sm):
+    """Cycle the head of ``sm``'s (non-empty) lookup pipeline reaches the lookup."""
+    return S.lq[L_LQ_READY, sm * K[K_LQ_SIZE] + S.sm[M_LQ_HEAD, sm]]
+
+
+def _hit_data(K, S, t, g):
+    """A load of slot ``g`` hit at cycle ``t``: its data after the rest of the hit latency.
+
+    The lookup pipeline's cycles are part of ``l1.hit_latency``; when they are all
+    of it the data is there at the lookup, as GPGPU-Sim releases the register at
+    the head of its ``l1_latency`` queue (the warp may issue in the same cycle).
+    """
+    d = K[K_L1_LAT] - K[K_L1_LOOKUP]
+    if d == 0 and K[K_L1_LOOKUP] > 0:
+        _load_done(K, S, g, t)
+    else:
+        _event(S, t + d, EV_HIT, g)
+
+
+def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
+    """The L1 lookup of line request ``a0`` of warp slot ``slot``; False on a reservation failure."""
+    p = _params(buf, 0)
+    op = a0.op
+    line = a0.line
+    sec = a0.sectors
+    g = sm * K[K_SLOTS] + slot
+    s, sid, base, way = _find(buf, p, sm, line)
+    a = at_level(a0, sm, op, line, s, way)
+    is_load = op == LOAD
     redirect = is_load and S.w[W_CTL_REDIRECT, g] != 0 and S.sm[M_CTL_SMEM_LINES, sm] > 0
     if redirect:
         # ciao18's CIAO-P: the warp's loads go to the shared-memory cache (docs/timing.md).
@@ -713,7 +809,7 @@ def _l1_request(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         _hit(buf, p, h1, h2, h3, 0, a, sid, base, True)
         _log(K, S, sm, line, op, np.int64(1))
         _window_load(S, sm, t, np.int64(0), np.int64(0))
-        _event(S, t + K[K_L1_LAT], EV_HIT, g)
+        _hit_data(K, S, t, g)
         return True
     off = sm * S.l1_map_size
     if is_load:
@@ -871,7 +967,7 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
     S.sc[S_ACCESSES] += 1
     _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
     _window_load(S, sm, t, np.int64(0), np.int64(0))
-    _event(S, t + K[K_L1_LAT], EV_HIT, g)
+    _hit_data(K, S, t, g)
     return True
 
 
@@ -938,12 +1034,14 @@ def _retire_if_done(K, S, g):
     """Retire slot ``g`` if it issued everything, its loads are back and the LD/ST unit is done with it.
 
     A warp's last store can still be in the LD/ST unit (sending its line
-    requests) when the warp issues its last instruction: the slot stays taken
-    until the unit is done, or a new warp in the slot would be charged with
-    the store, and the kernel could end with the unit still busy.
+    requests) or in the lookup pipeline when the warp issues its last
+    instruction: the slot stays taken until both are done with it, or a new
+    warp in the slot would be charged with the store, and the kernel could end
+    with the unit still busy.
     """
     sm = g // K[K_SLOTS]
-    if S.w[W_W_DONE, g] and S.w[W_W_PEND, g] == 0 and S.sm[M_LD_SLOT, sm] != g - sm * K[K_SLOTS]:
+    if S.w[W_W_DONE, g] and S.w[W_W_PEND, g] == 0 and S.sm[M_LD_SLOT, sm] != g - sm * K[K_SLOTS] \
+            and S.w[W_W_LQ, g] == 0:
         _retire(K, S, g)
 
 
@@ -1293,13 +1391,18 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 if t < S.sm[M_QUIET_UNTIL, sm] and not _prompted(S, sm):
                     continue  # still quiet: its cycles are settled later (_settle)
                 _rouse(K, S, sm)
-            if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0:
+            if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0 \
+                    and S.sm[M_LQ_N, sm] == 0:
                 # An idle SM: its schedulers have no warp.
                 S.c[C_SLOT_CYCLES] += K[K_SLOTS]
                 S.c[C_ISSUE_CYCLES] += n_sched
                 S.c[C_STALL_NONE] += n_sched
                 continue
             if S.sm[M_MQ_N, sm] > 0 and _inject(K, S, t, sm):
+                busy = True
+            # GPGPU-Sim's order: the lookups at the head of the l1_latency queue, then the LD/ST
+            # unit's new requests into it.
+            if S.sm[M_LQ_N, sm] > 0 and _lookups(buf, K, S, h1, h2, h3, t, sm, P):
                 busy = True
             if S.sm[M_LD_SLOT, sm] >= 0:
                 row = S.sm[M_LD_ROW, sm]
@@ -1308,7 +1411,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     i = S.sm[M_LD_NEXT, sm]
                     if i >= end:
                         break
-                    if not _l1_request(buf, K, S, h1, h2, h3, t, sm, S.sm[M_LD_SLOT, sm], row, i, P):
+                    if not _l1_send(buf, K, S, h1, h2, h3, t, sm, S.sm[M_LD_SLOT, sm], row, i, P):
                         break
                     S.sm[M_LD_NEXT, sm] = i + 1
                     S.sm[M_LD_FAIL, sm] = 0
@@ -1378,6 +1481,10 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         for sm in range(n_sm):
             if S.sm[M_MQ_N, sm] > 0 and _inject_time(K, S, sm) < nxt:
                 nxt = max(_inject_time(K, S, sm), t + 1)
+            # A pipeline head not yet due is looked up when it is; one that failed this cycle waits
+            # for an event or an injection, like the LD/ST unit.
+            if S.sm[M_LQ_N, sm] > 0 and t < _lq_ready(K, S, sm) < nxt:
+                nxt = _lq_ready(K, S, sm)
         if nxt >= NEVER and _unblock(K, S):
             nxt = t + 1  # only policy-blocked warps could go on: they are released
         if nxt >= NEVER:
@@ -1396,6 +1503,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     continue
                 if S.sm[M_LD_SLOT, sm] >= 0 and S.sm[M_LD_FAIL, sm] > 0:
                     S.c[S.sm[M_LD_FAIL, sm]] += skip  # the unit retries every cycle
+                if S.sm[M_LQ_N, sm] > 0 and S.sm[M_LQ_FAIL, sm] > 0 and _lq_ready(K, S, sm) <= t:
+                    S.c[S.sm[M_LQ_FAIL, sm]] += skip  # and so does the lookup pipeline's head
                 S.c[C_WARP_CYCLES] += skip * S.sm[M_SM_WARPS, sm]
                 _window_cycles(S, sm, t + 1, skip)
                 S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
@@ -1432,8 +1541,8 @@ def _quiet(K, S, sm, t):
     """After ``sm``'s cycle ``t``: it is quiet from ``t + 1`` if nothing can happen to it unprompted.
 
     Quiet: all its schedulers asleep, no wake-up pending, its LD/ST unit idle,
-    its warp limit settled, and its miss queue empty or waiting for a later
-    injection cycle (``quiet_until``). Only an event for the SM (a load's data,
+    its warp limit settled, and its miss queue and lookup pipeline empty or
+    waiting for a later injection or lookup cycle (``quiet_until``). Only an event for the SM (a load's data,
     a fill), a CTA starting, a wake-up or the injection cycle rouses it.
     """
     if K[K_SELF_CHECK] or S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_SM_WARPS, sm] == 0 or _prompted(S, sm):
@@ -1445,6 +1554,10 @@ def _quiet(K, S, sm, t):
     until = NEVER
     if S.sm[M_MQ_N, sm] > 0:
         until = _inject_time(K, S, sm)
+        if until <= t + 1:
+            return
+    if S.sm[M_LQ_N, sm] > 0:
+        until = min(until, _lq_ready(K, S, sm))
         if until <= t + 1:
             return
     S.sm[M_QUIET_FROM, sm] = t + 1
@@ -1489,7 +1602,7 @@ def _blame(K, S):
             S.sc[S_BLOCKED_WHERE] = g // K[K_SLOTS]
             return
     for sm in range(K[K_N_SM]):
-        if S.sm[M_LD_SLOT, sm] >= 0:
+        if S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_LQ_N, sm] > 0:
             S.sc[S_BLOCKED_KIND] = 2 if S.sm[M_L1_META, sm] == 0 else 3
             S.sc[S_BLOCKED_WHERE] = sm
             return
@@ -1517,7 +1630,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _settle, _rouse, _settle_all, _check_asleep, _prompted, _quiet,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
-              _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_request,
+              _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_access, _l1_send,
+              _lookups, _lq_ready, _hit_data, _l1_lookup,
               _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
               _retire_if_done, _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick,
               _two_level, _issue, _handle, _series, _unblock, _blame, _loop)

@@ -17,12 +17,15 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: ``r`` per request of the pool, ``wt`` per MSHR waiter, ``part`` per L2 sub-partition,
 #: ``f`` per L2 MSHR (``f_sec``: the L2 sectors its line gets at the fill, ``f_reads``: its reads
 #: still on their way from below), ``bank`` per DRAM bank, ``ch`` per DRAM channel, ``smem`` per block of the
-#: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped).
+#: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
+#: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
+#: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
+#: SM's ring, ``lq_fail`` the reservation failure its head met).
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
-        'ctl_redirect'
+        'ctl_redirect', 'w_lq'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -32,7 +35,8 @@ TABLES = {
         'mq_head', 'mq_n', 'inj_free', 'sm_rsp_free', 'l1_meta', 'ctl_limit', 'ctl_resident',
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
-        'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed'
+        'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
+        'lq_fail'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -59,6 +63,9 @@ TABLES = {
     'smem': (
         'x_tag', 'x_owner'
     ),
+    'lq': (
+        'lq_slot', 'lq_row', 'lq_req', 'lq_ready'
+    ),
 }
 
 #: Blocks of an SM's shared-memory cache at most: ciao18's 9-bit block index (G and 8 R bits).
@@ -74,7 +81,7 @@ CONFIG = (
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
     "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
-    "l2_sector_bytes", "self_check",
+    "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

@@ -96,6 +96,13 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
     if gpu.warp_limit > gpu.max_warps_per_sm:
         raise ValueError(f"warp_limit: must be at most max_warps_per_sm ({gpu.max_warps_per_sm}), "
                          f"not {gpu.warp_limit}")
+    if l1.lookup_latency > l1.latency:
+        raise ValueError(f"l1.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
+                         f"at most l1's hit latency ({l1.latency}), not {l1.lookup_latency}")
+    if l2.lookup_latency or l2.miss_latency:
+        field = "lookup_latency" if l2.lookup_latency else "miss_latency"
+        raise ValueError(f"l2.{field}: the timing model has it at the L1 only; give the L2's in "
+                         "l2.hit_latency")
     if series_period < 1:
         raise ValueError(f"series_period: must be a positive number of cycles, not {series_period}")
     slots = gpu.max_warps_per_sm
@@ -108,6 +115,8 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "max_threads": gpu.max_threads_per_sm, "max_regs": gpu.max_regs_per_sm,
         "max_smem": gpu.shared_mem_bytes, "dep": layout.DEPENDENCES[dependences],
         "l1_latency": l1.latency, "l1_miss_latency": l1.miss_latency, "l1_ports": l1.ports,
+        # The lookup pipeline holds what the LD/ST unit sent in the last lookup_latency cycles.
+        "l1_lookup_latency": l1.lookup_latency, "l1_lq_size": max(1, l1.lookup_latency * l1.ports),
         # The miss queue's ring also holds the requests still waiting out l1.miss_latency (they
         # are in GPGPU-Sim's l1_latency queue, not its miss queue): at most (latency + 1) x ports.
         "l1_mq_ring": (l1.miss_queue or l1_mshrs + slots * 32) + (l1.miss_latency + 1) * l1.ports,
@@ -151,7 +160,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     n_wait = int(n_sm * (m1 * merges + slots * 32))
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
-             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS}
+             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "lq": n_sm * k[_K["l1_lq_size"]]}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
@@ -209,9 +218,12 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     The memory system keeps its contents (caches, DRAM rows); warps, CTAs
     and the schedulers start empty at ``cycle``.
     """
-    if (state.sm[row("sm", "ld_slot")] >= 0).any() or state.sm[row("sm", "mq_n")].any():
-        # The previous kernel must have drained its LD/ST units and miss queues (core._retire_if_done).
-        raise RuntimeError("timing model: a kernel ended with an LD/ST unit or miss queue still busy")
+    if (state.sm[row("sm", "ld_slot")] >= 0).any() or state.sm[row("sm", "mq_n")].any() \
+            or state.sm[row("sm", "lq_n")].any():
+        # The previous kernel must have drained its LD/ST units, lookup pipelines and miss queues
+        # (core._retire_if_done).
+        raise RuntimeError("timing model: a kernel ended with an LD/ST unit, lookup pipeline or miss queue "
+                           "still busy")
     k = k.copy()
     k[_K["kernel"]] = kernel_index
     k[_K["wpc"]] = program.warps_per_cta
