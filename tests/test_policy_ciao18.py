@@ -27,6 +27,7 @@ from golden.policies.ciao18 import (
     sched_on_hit,
     sched_on_miss,
 )
+from golden.policies.warp_block import BLOCK_LOADS
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
 from golden.units.ciao_interference import InterferenceList
@@ -235,7 +236,7 @@ def test_ccws_stacking_includes_the_warp_reaching_the_cutoff():
     ps, ctl = _sched("ccws")
     ps.score[:4] = (300, 200, 100, 100)
     _ccws_throttle(ps, np.int64(0))
-    assert list(ctl.blocked) == [0, 0, 1, 1]
+    assert list(ctl.blocked) == [0, 0, BLOCK_LOADS, BLOCK_LOADS]  # their loads only (public code)
     ps.score[:4] = 100  # all at the base: the last warp reaches the cut-off, nobody is blocked
     _ccws_throttle(ps, np.int64(0))
     assert list(ctl.blocked) == [0, 0, 0, 0]

@@ -369,3 +369,29 @@ def test_l1_load_merging_for_another_sector_reads_it():
     assert (c["l1_sector_loads"], c["l1_sector_load_hits"]) == (4, 2)
     # The L2 (no sectors) gets the second request while the line is on its way: a merge.
     assert (c["l2_mshr_merges"], c["dram_reads"]) == (1, 1)
+
+
+def test_a_warp_blocked_for_loads_issues_anything_but_a_global_load():
+    """``SchedulerControl.blocked``: 1 stops every instruction, 2 (CCWS) only a global load."""
+    from golden.gpu import core, layout
+    from golden.trace.model import Op, Space
+
+    k = np.zeros(len(layout.CONFIG), np.int64)
+    w = np.zeros((len(layout.TABLES["w"]), 1), np.int64)
+    m = np.zeros((len(layout.TABLES["sm"]), 1), np.int64)
+    m[core.M_LD_SLOT, 0] = -1
+    w[core.W_W_ACTIVE, 0] = w[core.W_W_ELIG, 0] = 1
+    op = np.array([Op.LOAD, Op.STORE, Op.LOAD, Op.LOAD], np.int64)
+    space = np.array([Space.GLOBAL, Space.GLOBAL, Space.SHARED, Space.GLOBAL], np.int64)
+
+    def why(blocked: int, row: int, left: int) -> int:
+        w[core.W_CTL_BLOCKED, 0], w[core.W_W_ROW, 0], w[core.W_W_LEFT, 0] = blocked, row, left
+        return core._why(k, w, m, op, space, 0, 0)
+
+    for row in range(4):
+        assert why(layout.UNBLOCKED, row, 0) == core.OK
+        assert why(layout.BLOCK_ALL, row, 0) == core.WHY_THROTTLE
+        assert why(layout.BLOCK_ALL, row, 3) == core.WHY_THROTTLE
+        assert why(layout.BLOCK_LOADS, row, 3) == core.OK  # compute before the memory instruction
+    assert [why(layout.BLOCK_LOADS, row, 0) for row in range(4)] == \
+        [core.WHY_THROTTLE, core.OK, core.OK, core.WHY_THROTTLE]

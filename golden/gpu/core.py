@@ -137,6 +137,8 @@ _EV_MASK = (1 << _EV_SHIFT) - 1
 OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
 # An SM's wake flags (``M_WAKE``) hold one bit per scheduler: all of them.
 WAKE_ALL = -1
+# A warp's ``ctl_blocked`` (SchedulerControl.blocked): may issue nothing, or anything but a global load.
+BLOCK_ALL, BLOCK_LOADS = layout.BLOCK_ALL, layout.BLOCK_LOADS
 WRITE_BACK = engine.WRITE_BACK
 WRITE_EVICT = engine.WRITE_EVICT
 MEMORY = engine.MEMORY
@@ -1170,7 +1172,12 @@ def _why(K, W, M, op, space, sm, g):
         return WHY_NONE
     if W[W_W_BAR, g]:
         return WHY_BAR
-    if W[W_CTL_BLOCKED, g] or not W[W_W_ELIG, g]:
+    blocked = W[W_CTL_BLOCKED, g]
+    if blocked == BLOCK_ALL or not W[W_W_ELIG, g]:
+        return WHY_THROTTLE
+    if blocked == BLOCK_LOADS and W[W_W_LEFT, g] == 0 and op[W[W_W_ROW, g]] == LOAD \
+            and space[W[W_W_ROW, g]] == GLOBAL:
+        # CCWS: a throttled warp may issue anything but a global load (its next instruction here).
         return WHY_THROTTLE
     dep = K[K_DEP]
     if W[W_W_LEFT, g] > 0:

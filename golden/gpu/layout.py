@@ -9,7 +9,7 @@ the Python front end (:mod:`golden.gpu.model`) that fills and reads them.
 from __future__ import annotations
 
 __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "SCHEDULER_CODES",
-           "DEPENDENCES", "DEADLOCKS"]
+           "DEPENDENCES", "DEADLOCKS", "UNBLOCKED", "BLOCK_ALL", "BLOCK_LOADS"]
 
 #: The state's tables: each an ``int64[fields, entries]`` array, one row per field.
 #: ``w`` per warp slot (SMs x slots), ``cta`` per CTA slot, ``sm`` per SM, ``e`` per L1 MSHR
@@ -114,6 +114,10 @@ SCHEDULER_CODES = {"lrr": 0, "gto": 1, "oldest": 2, "two-level": 3}
 #: ``none``: nothing waits (the warp only holds its slot until its loads return);
 #: ``next-instruction``: its next instruction of any kind waits.
 DEPENDENCES = {"next-memory": 0, "none": 1, "next-instruction": 2}
+
+#: Values of a warp's ``ctl_blocked`` (``SchedulerControl.blocked``): it may issue anything,
+#: nothing, or anything but a global load (CCWS: a throttled warp still issues compute and stores).
+UNBLOCKED, BLOCK_ALL, BLOCK_LOADS = 0, 1, 2
 
 #: What a deadlock report names (``blocked_kind``).
 DEADLOCKS = {1: "barrier", 2: "l1 MSHR", 3: "l1 miss queue", 4: "l2 MSHR", 5: "request pool",

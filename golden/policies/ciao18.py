@@ -62,7 +62,7 @@ from golden.cache.by_ref import by_ref
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.policies.recording import Recorder, new_row
-from golden.policies.warp_block import set_blocked
+from golden.policies.warp_block import BLOCK_LOADS, UNBLOCKED, set_blocked
 from golden.units import ciao_interference, ciao_irs, ciao_pair_list, ciao_smem, ciao_vta
 from golden.units.ciao_interference import IL_COUNTER_BITS, update_entry
 from golden.units.ciao_irs import (
@@ -385,7 +385,9 @@ def _ccws_throttle(ps, sm):
     above = np.int64(0)
     for i in range(n):
         g = base + order[i]
-        set_blocked(ps.blocked, ps.changed, sm, g, 1 if above >= cutoff else 0)
+        # As the public code (shader.cc, point_system_scheduler_unit::order_warps): a warp past the
+        # cut-off may not issue a global load; compute and stores go on.
+        set_blocked(ps.blocked, ps.changed, sm, g, BLOCK_LOADS if above >= cutoff else UNBLOCKED)
         above += ps.score[g]
     ps.st[S_THROTTLE_UPDATES] += 1
 
