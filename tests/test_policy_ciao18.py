@@ -168,14 +168,15 @@ def _acc(**f):
     return Access(*(np.int64(f.get(name, 0)) for name in ACCESS_FIELDS))
 
 
-_Ctl = namedtuple("_Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed"))
+_Ctl = namedtuple("_Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed",
+                           "winst"))
 
 
 def _one_sm_control(W: int) -> _Ctl:
     """SchedulerControl's views for one SM of ``W`` resident warps (slot = warp of CTA 0)."""
     return _Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
                 np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64),
-                np.zeros(1, np.int64))
+                np.zeros(1, np.int64), np.zeros(W, np.int64))
 
 
 def test_compiled_vta_and_lists_match_the_unit_models():
@@ -270,15 +271,16 @@ def test_ccws_vta_has_two_sets_of_eight_ways():
 
 
 def test_ccws_score_is_capped_by_k_wsc():
-    """1 VTA hit in 4 instructions, cut-off 400: LLDS 1/4 * 8 * 400 = 800, cap 1/4 * 2 * 400 = 200."""
+    """1 VTA hit in 4 instructions (slot 0's; the other resident warps issued none), cut-off 400:
+    LLDS 1/4 * 8 * 400 = 800, cap 1/4 * 2 * 400 = 200."""
     ps, ctl = _sched("ccws", k_wsc=2)
     _evict(ps, 0, 1, 6)
-    ctl.inst[0] = 4
+    ctl.winst[0] = 4
     _load_miss(ps, 0, 6)
     assert ps.score[0] == 200
     ps, ctl = _sched("ccws")  # k_wsc = k_vc = 8: the cap is the LLDS itself
     _evict(ps, 0, 1, 6)
-    ctl.inst[0] = 4
+    ctl.winst[0] = 4
     _load_miss(ps, 0, 6)
     assert ps.score[0] == 800
 
@@ -287,7 +289,7 @@ def test_ccws_llds_is_truncated_and_may_be_zero():
     """1 VTA hit in 10,000 instructions: 1/10,000 * 8 * 400 = 0.32 points, truncated to 0."""
     ps, ctl = _sched("ccws")
     _evict(ps, 0, 1, 6)
-    ctl.inst[0] = 10_000
+    ctl.winst[0] = 10_000
     _load_miss(ps, 0, 6)
     assert ps.st[S_VTA_HITS] == 1 and ps.score[0] == 100
 
@@ -302,11 +304,41 @@ def test_ccws_store_invalidates_its_line_in_every_warps_vta():
     assert ps.st[S_INSERTS] == 2 and ps.st[S_VTA_HITS] == 0
 
 
+def test_ccws_llds_counts_the_resident_warps_only():
+    """The public code's sums: resident warps' VTA hits over their own instructions.
+
+    Slots 0 and 1 issued 4 instructions each; slot 0's VTA hit gives 1/8 * 8 * 400 = 400. Slot 1's
+    warp exits (3 resident, cut-off 300): its 4 instructions leave the sum, so slot 0's second hit
+    gives 2/4 * 8 * 300 = 1,200 (with the SM's 8 instructions it would be 600).
+    """
+    ps, ctl = _sched("ccws")
+    ctl.winst[:2] = 4
+    _evict(ps, 0, 1, 6)
+    _load_miss(ps, 0, 6)
+    assert ps.score[0] == 400
+    ctl.warp[1], ctl.resident[0] = -1, 3
+    _load_miss(ps, 0, 6)  # the VTA entry stays valid: a second hit
+    assert ps.score[0] == 1200
+
+
+def test_ccws_a_new_warp_in_a_slot_starts_with_no_hits_and_score_zero():
+    """The public code zeroes an exiting warp's score; its slot's next warp starts from there."""
+    ps, ctl = _sched("ccws")
+    ctl.winst[0] = 4
+    _evict(ps, 0, 1, 6)
+    _load_miss(ps, 0, 6)
+    assert (ps.score[0], ps.hits[0]) == (800, 1)
+    ctl.warp[0] = 9  # warp 9 now holds slot 0
+    sched_on_hit(ps, _acc(c=0, warp=1, kernel=0))
+    assert (ps.score[0], ps.hits[0]) == (0, 0)
+    assert ps.score[1] == 100  # the others keep theirs
+
+
 def test_ccws_scores_decay_per_cycle():
     """A score of 800 (1 VTA hit in 4 instructions), 50 cycles later without an instruction: 750."""
     ps, ctl = _sched("ccws")
     _evict(ps, 0, 1, 6)
-    ctl.inst[0] = 4
+    ctl.winst[0] = 4
     _load_miss(ps, 0, 6)
     sched_on_hit(ps, _acc(c=0, warp=1, cycle=50, kernel=0))
     assert ps.score[0] == 750

@@ -101,7 +101,7 @@ __all__ = ["step_function"]
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
- W_CTL_REDIRECT, W_W_LQ,) = range(20)
+ W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST,) = range(21)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
@@ -121,7 +121,7 @@ __all__ = ["step_function"]
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 
-assert [len(v) for v in layout.TABLES.values()] == [20, 4, 37, 10, 17, 3, 6, 9, 3, 1, 2, 4]
+assert [len(v) for v in layout.TABLES.values()] == [21, 4, 37, 10, 17, 3, 6, 9, 3, 1, 2, 4]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -1149,6 +1149,7 @@ def _dispatch(K, S, P, sm):
         S.w[W_CTL_GWARP, g] = gw
         S.w[W_CTL_BLOCKED, g] = 0  # a new warp starts unblocked (a policy's block was its predecessor's)
         S.w[W_CTL_REDIRECT, g] = 0
+        S.w[W_CTL_WINST, g] = 0
         S.sm[M_CTL_RESIDENT, sm] += 1
     if S.sm[M_CTL_FIRST_CTA, sm] < 0:
         S.sm[M_CTL_FIRST_CTA, sm] = S.sc[S_CYCLE]
@@ -1304,6 +1305,7 @@ def _issue(K, S, P, sm, w, t):
     g = sm * K[K_SLOTS] + w
     S.c[C_INST] += 1
     S.sm[M_CTL_INST, sm] += 1
+    S.w[W_CTL_WINST, g] += 1
     if S.w[W_W_LEFT, g] > 0:
         S.w[W_W_LEFT, g] -= 1
     else:

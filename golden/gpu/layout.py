@@ -25,7 +25,7 @@ TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
-        'ctl_redirect', 'w_lq'
+        'ctl_redirect', 'w_lq', 'ctl_winst'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'

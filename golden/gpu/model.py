@@ -53,11 +53,13 @@ SLICE = 1 << 16
 #: kernel leaves no room; ``docs/timing.md``). ``changed[sm]``: a hook that changes ``blocked`` of
 #: one of the SM's warps sets it to 1 (``golden.policies.warp_block.set_blocked``), or the SM's
 #: sleeping schedulers may not see the change (``docs/timing.md``, "Speed"; ``self_check`` finds
-#: it). ``attach_scheduler`` may return ``{level: LevelHooks}``: hooks rebuilt on these arrays.
+#: it). ``winst[slot]`` (read-only): warp instructions the slot's warp has issued since it started
+#: (0 for a new warp; CCWS's LLDS over the resident warps). ``attach_scheduler`` may return
+#: ``{level: LevelHooks}``: hooks rebuilt on these arrays.
 SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
                                                    "ready", "first_cta", "window", "win_ready", "win_loads",
                                                    "win_misses", "win_merges", "inst", "wpc", "redirect",
-                                                   "smem_lines", "changed"))
+                                                   "smem_lines", "changed", "winst"))
 
 
 class DeadlockError(RuntimeError):
@@ -142,12 +144,13 @@ class TimingModel:
         if attach is not None:
             s = self.state
             sm = {name: s.sm[row("sm", f"ctl_{name}")] for name in SchedulerControl._fields[5:]
-                  if name != "redirect"}
+                  if name not in ("redirect", "winst")}
             # A policy whose hooks read the control arrays returns its levels' hooks rebuilt on them.
             rebound = attach(SchedulerControl(s.sm[row("sm", "ctl_limit")], s.w[row("w", "ctl_blocked")],
                                               s.w[row("w", "ctl_prio")], s.sm[row("sm", "ctl_resident")],
                                               s.w[row("w", "ctl_gwarp")],
-                                              redirect=s.w[row("w", "ctl_redirect")], **sm))
+                                              redirect=s.w[row("w", "ctl_redirect")],
+                                              winst=s.w[row("w", "ctl_winst")], **sm))
             if rebound:
                 hierarchy.hooks.update(rebound)
         self._step, self._hooks = step_function(hierarchy.engine_hooks())

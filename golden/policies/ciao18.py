@@ -99,10 +99,11 @@ STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivatio
 
 SchedState = namedtuple("SchedState", [
     # SchedulerControl views
-    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed",
+    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed", "winst",
     "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
     "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries, a FIFO pointer per (slot, set)
     "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
+    "cgw",  # per (SM, slot): CCWS, the warp whose counts the slot holds (a new warp starts them again)
     "order",  # per (SM, slot): CCWS's stack of the SM's warps by score (scratch)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM (last: CCWS's last decay cycle)
     "p", "st",
@@ -211,6 +212,7 @@ def _new_kernel(ps, sm, kernel, t):
         ps.ilw[g] = s
         ps.ilc[g] = 0
         ps.score[g] = ps.p[P_BASE]
+        ps.cgw[g] = ps.warp[g]
         for v in range(ps.p[P_VSETS]):
             ps.vptr[g * ps.p[P_VSETS] + v] = 0
         for w in range(ps.p[P_WAYS]):
@@ -400,13 +402,37 @@ def _ccws_cutoff(ps, sm):
 
 @nb.njit(cache=True, nogil=True)
 def _ccws_ratio_points(ps, sm, k):
-    """``VTA hits / instructions * k * cut-off`` on ``sm`` since the kernel's start, truncated (may be 0)."""
+    """``VTA hits / instructions * k * cut-off`` over ``sm``'s resident warps, truncated (may be 0).
+
+    As the public code: each resident warp's VTA hits and issued instructions
+    since it started (``SchedulerControl.winst``); a warp that exits takes its
+    counts out of both sums.
+    """
     W = ps.p[P_W]
     total = np.int64(0)
+    inst = np.int64(0)
     for s2 in range(W):
-        total += ps.hits[sm * W + s2]
-    inst = max(np.int64(1), ps.inst[sm] - ps.inst0[sm])
-    return total * k * _ccws_cutoff(ps, sm) // inst
+        g = sm * W + s2
+        if ps.warp[g] >= 0:
+            total += ps.hits[g]
+            inst += ps.winst[g]
+    return total * k * _ccws_cutoff(ps, sm) // max(np.int64(1), inst)
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_new_warps(ps, sm):
+    """A warp that took a slot since the SM's last access starts with no VTA hits and a score of 0.
+
+    The public code sets an exiting warp's score to 0; its successor keeps it
+    until its next change, which floors it at the base (:func:`_ccws_add`).
+    """
+    W = ps.p[P_W]
+    for s in range(W):
+        g = sm * W + s
+        if ps.warp[g] >= 0 and ps.warp[g] != ps.cgw[g]:
+            ps.cgw[g] = ps.warp[g]
+            ps.hits[g] = 0
+            ps.score[g] = 0
 
 
 @nb.njit(cache=True, nogil=True)
@@ -452,6 +478,7 @@ def _enter(ps, a):
         _new_kernel(ps, sm, a.kernel, a.t)
         ps.last[sm] = a.cycle
     if ps.p[P_MODE] == MODE_CCWS:
+        _ccws_new_warps(ps, sm)
         _ccws_decay(ps, sm, a.cycle)
         if a.op == STORE:
             _ccws_store(ps, sm, a.line)
@@ -602,9 +629,10 @@ class _VtaScheduler(Policy):
             views = {"blocked": np.zeros(0, np.int64), "warp": np.zeros(0, np.int64),
                      "resident": np.zeros(n, np.int64), "inst": np.zeros(n, np.int64),
                      "wpc": np.zeros(n, np.int64), "redirect": np.zeros(0, np.int64),
-                     "smem_lines": np.zeros(n, np.int64), "changed": np.zeros(n, np.int64)}
+                     "smem_lines": np.zeros(n, np.int64), "changed": np.zeros(n, np.int64),
+                     "winst": np.zeros(0, np.int64)}
         else:
-            views = {name: getattr(ctl, name) for name in SchedState._fields[:8]}
+            views = {name: getattr(ctl, name) for name in SchedState._fields[:9]}
         lines = cfg.size // cfg.line_size
         p = self._params()
         p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_VSETS]] = (W, self.vta_ways, lines, cfg.assoc, self.mode,
@@ -628,7 +656,8 @@ class _VtaScheduler(Policy):
             ilc=np.zeros(per_slot, np.int64),
             f0=np.full(per_slot, -1, np.int64), f0gw=np.full(per_slot, -1, np.int64),
             f1=np.full(per_slot, -1, np.int64), f1gw=np.full(per_slot, -1, np.int64),
-            score=np.zeros(per_slot, np.int64), order=np.zeros(per_slot, np.int64),
+            score=np.zeros(per_slot, np.int64), cgw=np.full(per_slot, -1, np.int64),
+            order=np.zeros(per_slot, np.int64),
             kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
