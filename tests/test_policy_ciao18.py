@@ -107,6 +107,9 @@ def test_ciao_p_without_shared_memory_runs_as_ciao_t(runs):
 def test_ccws_throttles(runs):
     gto, (r, st) = runs["gto"][0], runs["ccws"]
     assert st["throttle_updates"] > 0 and r.counters["stall_throttled"] > 0
+    # The blocked warps are counted per SM-cycle: some, never more than the resident ones; none under GTO.
+    assert 0 < r.counters["blocked_warp_cycles"] < r.counters["warp_cycles"]
+    assert gto.counters["blocked_warp_cycles"] == 0 and gto.counters["busy_sm_cycles"] > 0
     assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
     assert r.counters["instructions"] == gto.counters["instructions"]
 

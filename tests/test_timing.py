@@ -395,3 +395,25 @@ def test_a_warp_blocked_for_loads_issues_anything_but_a_global_load():
         assert why(layout.BLOCK_LOADS, row, 3) == core.OK  # compute before the memory instruction
     assert [why(layout.BLOCK_LOADS, row, 0) for row in range(4)] == \
         [core.WHY_THROTTLE, core.OK, core.OK, core.WHY_THROTTLE]
+
+
+def test_a_quiet_sms_cycles_count_its_resident_and_blocked_warps():
+    """``_settle`` adds a quiet SM's cycles: resident warps, busy SM-cycles, policy-blocked warps."""
+    from golden.gpu import core, layout
+    from golden.gpu.state import config_vector, new_state
+
+    g = gpu()
+    k = config_vector(g)
+    s = new_state(k, g.l1.lines, g.l2.lines)
+    for slot in range(4):
+        s.w[core.W_W_ACTIVE, slot] = 1
+    s.w[core.W_CTL_BLOCKED, 1] = layout.BLOCK_ALL
+    s.w[core.W_CTL_BLOCKED, 2] = layout.BLOCK_LOADS
+    s.w[core.W_CTL_BLOCKED, 5] = layout.BLOCK_ALL  # a free slot's stale block does not count
+    s.sm[core.M_SM_WARPS, 0] = 4
+    core._count_blocked(k, s, 0)
+    assert s.sm[core.M_CTL_NBLOCKED, 0] == 2
+    s.sm[core.M_QUIET_FROM, 0] = 10
+    core._settle(k, s, 0, 20)
+    c = dict(zip(layout.COUNTERS, s.c.tolist(), strict=True))
+    assert (c["warp_cycles"], c["busy_sm_cycles"], c["blocked_warp_cycles"]) == (40, 10, 20)

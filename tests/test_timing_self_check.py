@@ -41,8 +41,8 @@ def mixed_kernel(seed: int) -> KernelBuilder:
     return kb
 
 
-def timed(g, kernels, self_check: bool, dependences: str = "next-memory"):
-    tm = TimingModel(g, Hierarchy(g), self_check=self_check, dependences=dependences)
+def timed(g, kernels, self_check: bool, dependences: str = "next-memory", policy=None):
+    tm = TimingModel(g, Hierarchy(g, policy), self_check=self_check, dependences=dependences)
     out = [tm.run_kernel(k, i) for i, k in enumerate(kernels)]
     return tm, out
 
@@ -101,7 +101,6 @@ def test_policies_that_block_warps_wake_their_schedulers(policy):
     # CCWS, CIAO-C and statPCAL block and unblock warps from their L1 hooks and say so through
     # SchedulerControl.changed; a change the sleeping schedulers missed would fail the check.
     from golden.configs.loader import load_config
-    from golden.gpu.run import simulate_timed
     from golden.policies import get_policy
     from golden.workloads import registry
 
@@ -114,11 +113,15 @@ def test_policies_that_block_warps_wake_their_schedulers(policy):
         pol = get_policy(policy)
         if hasattr(pol, "attach_gpu"):
             pol.attach_gpu(g)
-        r = simulate_timed(wl, g, pol, self_check=self_check)
-        return r["timing"].pop("self_check_fails"), r
+        return timed(g, wl.kernels, self_check, policy=pol)[1]
 
-    _, plain = run(False)
-    fails, checked = run(True)
-    assert fails == 0
-    assert checked["timing"]["issue_slots"]["throttled"] > 0  # the policy did block warps
-    assert checked == plain
+    plain, checked = run(False), run(True)
+    for a, b in zip(plain, checked, strict=True):
+        assert b.counters.pop("self_check_fails") == 0
+        a.counters.pop("self_check_fails")
+        assert (a.start, a.end) == (b.start, b.end)
+        assert a.counters == b.counters  # exact, the policy-blocked warp-cycles included
+        assert np.array_equal(a.series, b.series)
+    # The policy did block warps.
+    assert sum(k.counters["stall_throttled"] for k in checked) > 0
+    assert sum(k.counters["blocked_warp_cycles"] for k in checked) > 0

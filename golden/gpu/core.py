@@ -93,7 +93,7 @@ __all__ = ["step_function"]
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
  C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
- C_L2_SEC_HITS, C_SELF_CHECK_FAILS) = range(len(layout.COUNTERS))
+ C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -108,7 +108,7 @@ __all__ = ["step_function"]
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
- M_LQ_FAIL,) = range(37)
+ M_LQ_FAIL, M_CTL_NBLOCKED,) = range(38)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -121,7 +121,7 @@ __all__ = ["step_function"]
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 
-assert [len(v) for v in layout.TABLES.values()] == [21, 4, 37, 10, 17, 3, 6, 9, 3, 1, 2, 4]
+assert [len(v) for v in layout.TABLES.values()] == [21, 4, 38, 10, 17, 3, 6, 9, 3, 1, 2, 4]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -586,13 +586,31 @@ def _settle(K, S, sm, upto):
     n = upto - first
     if n > 0:
         n_sched = K[K_N_SCHED]
-        S.c[C_WARP_CYCLES] += n * S.sm[M_SM_WARPS, sm]
+        _sm_cycles(S, sm, n)
         S.c[C_SLOT_CYCLES] += n * K[K_SLOTS]
         S.c[C_ISSUE_CYCLES] += n * n_sched
         for k in range(sm * n_sched, (sm + 1) * n_sched):
             S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += n
         _window_cycles(S, sm, first, n)
     S.sm[M_QUIET_FROM, sm] = upto
+
+
+def _sm_cycles(S, sm, n):
+    """Add ``n`` cycles of ``sm``'s resident warps: all of them, whether it is busy, those a policy blocks."""
+    S.c[C_WARP_CYCLES] += n * S.sm[M_SM_WARPS, sm]
+    if S.sm[M_SM_WARPS, sm] > 0:
+        S.c[C_BUSY_SM_CYCLES] += n
+    S.c[C_BLOCKED_CYCLES] += n * S.sm[M_CTL_NBLOCKED, sm]
+
+
+def _count_blocked(K, S, sm):
+    """Count ``sm``'s resident warps a policy blocks (``ctl_blocked`` nonzero) after a block changed."""
+    n = np.int64(0)
+    for w in range(K[K_SLOTS]):
+        g = sm * K[K_SLOTS] + w
+        if S.w[W_W_ACTIVE, g] and S.w[W_CTL_BLOCKED, g] != 0:
+            n += 1
+    S.sm[M_CTL_NBLOCKED, sm] = n
 
 
 def _rouse(K, S, sm):
@@ -1053,6 +1071,7 @@ def _retire(K, S, g):
     S.sm[M_WAKE, sm] = WAKE_ALL
     S.w[W_W_ACTIVE, g] = False
     S.w[W_CTL_GWARP, g] = -1
+    _count_blocked(K, S, sm)
     S.sm[M_CTL_RESIDENT, sm] -= 1
     S.sm[M_SM_WARPS, sm] -= 1
     c = sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
@@ -1440,7 +1459,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 # A policy hook blocked or unblocked one of the SM's warps (SchedulerControl.changed).
                 S.sm[M_CTL_CHANGED, sm] = 0
                 S.sm[M_WAKE, sm] = WAKE_ALL
-            S.c[C_WARP_CYCLES] += S.sm[M_SM_WARPS, sm]
+                _count_blocked(K, S, sm)
+            _sm_cycles(S, sm, np.int64(1))
             S.c[C_SLOT_CYCLES] += K[K_SLOTS]
             # A scheduler that found no warp to issue sleeps until something that can make a warp
             # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
@@ -1514,7 +1534,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.c[S.sm[M_LD_FAIL, sm]] += skip  # the unit retries every cycle
                 if S.sm[M_LQ_N, sm] > 0 and S.sm[M_LQ_FAIL, sm] > 0 and _lq_ready(K, S, sm) <= t:
                     S.c[S.sm[M_LQ_FAIL, sm]] += skip  # and so does the lookup pipeline's head
-                S.c[C_WARP_CYCLES] += skip * S.sm[M_SM_WARPS, sm]
+                _sm_cycles(S, sm, skip)
                 _window_cycles(S, sm, t + 1, skip)
                 S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
                 for s in range(n_sched):
@@ -1600,6 +1620,7 @@ def _unblock(K, S):
     if any_blocked:
         for sm in range(K[K_N_SM]):
             S.sm[M_WAKE, sm] = WAKE_ALL
+            S.sm[M_CTL_NBLOCKED, sm] = 0
     return any_blocked
 
 
@@ -1637,7 +1658,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
-              _set_ready, _settle, _rouse, _settle_all, _check_asleep, _prompted, _quiet,
+              _set_ready, _sm_cycles, _count_blocked, _settle, _rouse, _settle_all, _check_asleep, _prompted,
+              _quiet,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_access, _l1_send,
               _lookups, _lq_ready, _hit_data, _l1_lookup,

@@ -36,7 +36,7 @@ TABLES = {
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
-        'lq_fail'
+        'lq_fail', 'ctl_nblocked'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -94,7 +94,7 @@ COUNTERS = (
     "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
     "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
     "l1_bypassed", "l2_sector_misses", "l1_sector_loads", "l1_sector_load_hits", "l2_sector_accesses",
-    "l2_sector_hits", "self_check_fails",
+    "l2_sector_hits", "self_check_fails", "busy_sm_cycles", "blocked_warp_cycles",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

@@ -48,6 +48,9 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "ipc": round(_ratio(c["instructions"], cycles), 4),
         "occupancy": round(_ratio(c["warp_cycles"], c["slot_cycles"]), 4),
         "issue_slots": stalls,
+        # Warps a policy blocks (SchedulerControl.blocked, either kind), over the SMs that have warps.
+        "warps_per_busy_sm": round(_ratio(c["warp_cycles"], c["busy_sm_cycles"]), 3),
+        "blocked_per_busy_sm": round(_ratio(c["blocked_warp_cycles"], c["busy_sm_cycles"]), 3),
         "avg_load_latency": round(_ratio(c["load_latency_sum"], c["loads_completed"]), 2),
         "l1": {"accesses": c["l1_accesses"], "hits": c["l1_hits"],
                "hit_rate": round(_ratio(c["l1_hits"], c["l1_accesses"]), 4),

@@ -235,7 +235,7 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
         state.w[row("w", name)] = 0
     state.cta[row("cta", "cta_id")] = -1
     for name in ("sm_ctas", "sm_warps", "sm_threads", "sm_regs", "sm_smem", "ctl_resident", "ctl_ready",
-                 "ctl_win_ready", "ctl_win_loads", "ctl_win_misses", "ctl_win_merges"):
+                 "ctl_win_ready", "ctl_win_loads", "ctl_win_misses", "ctl_win_merges", "ctl_nblocked"):
         state.sm[row("sm", name)] = 0
     state.sm[row("sm", "ctl_first_cta")] = -1
     state.w[row("w", "ctl_gwarp")] = -1
