@@ -208,12 +208,16 @@ def _git_show(git_dir: Path, commit: str, path: str) -> str:
     return p.stdout
 
 
-def machine_differences(text: str, gpu: GPUConfig) -> list[str]:
-    """Fields of the derived Accel-Sim config that differ from the preset, one line each."""
+def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True) -> list[str]:
+    """Fields of the derived Accel-Sim config that differ from the preset, one line each.
+
+    ``streaming_mshrs``: whether the simulator that runs the config replaces a streaming L1's MSHR
+    field (:func:`streaming_mshrs_of`).
+    """
     n_sm = int(_option(text, "gpgpu_n_clusters")) * int(_option(text, "gpgpu_n_cores_per_cluster"))
     threads, _ = _option(text, "gpgpu_shader_core_pipeline").split(":")
     subs = int(_option(text, "gpgpu_n_mem")) * int(_option(text, "gpgpu_n_sub_partition_per_mchannel"))
-    l1, l2 = (_cache_fields(_option(text, f"gpgpu_cache:{c}")) for c in ("dl1", "dl2"))
+    l1, l2 = (_cache_fields(_option(text, f"gpgpu_cache:{c}"), streaming_mshrs) for c in ("dl1", "dl2"))
     theirs = {
         "n_sm": n_sm, "max_threads_per_sm": int(threads),
         "max_ctas_per_sm": int(_option(text, "gpgpu_shader_cta")),
@@ -273,12 +277,26 @@ _INDEX = {"L": "mod", "X": "xor", "H": "fermi-hash", "P": "ipoly"}
 _ALLOC = {"m": "on-miss", "f": "on-fill", "s": "on-fill"}
 
 
-def _cache_fields(spec: str) -> dict:
+def streaming_mshrs_of(build: Path) -> bool | None:
+    """Whether the Accel-Sim build's GPGPU-Sim gives a streaming L1 its own MSHRs (None: unknown).
+
+    GPGPU-Sim at 537b342a (the kim20 preset's source) sets a streaming cache's MSHRs to
+    sets x ways x 4 (x 4 sectored) entries of ``MAX_WARP_PER_SM`` merges in
+    ``cache_config::init``; later versions (HEAD 667834cf, which the Accel-Sim recipe builds)
+    only switch it to allocate-on-fill and keep the string's ``A:256:8``.
+    """
+    header = build / "accel-sim-framework/gpu-simulator/gpgpu-sim/src/gpgpu-sim/gpu-cache.h"
+    if not header.is_file():
+        return None
+    return "m_mshr_max_merge = MAX_WARP_PER_SM" in header.read_text(errors="replace")
+
+
+def _cache_fields(spec: str, streaming_mshrs: bool = True) -> dict:
     kind, sets, line, assoc = spec.split(",")[0].split(":")
     policy = spec.split(",")[1].split(":")
     mshr = spec.split(",")[2].split(":")
     mshrs, merges = int(mshr[1]), int(mshr[2])
-    if policy[2] == "s":
+    if policy[2] == "s" and streaming_mshrs:
         # A streaming cache's MSHRs are not the string's: cache_config::init (gpu-cache.h) sets
         # sets x ways x MAX_DEFAULT_CACHE_SIZE_MULTIBLIER (4) x SECTOR_CHUNCK_SIZE (4, sectored)
         # entries of MAX_WARP_PER_SM (64) merges.
@@ -474,7 +492,10 @@ def main() -> int:
     for side, items in (("gpucache", args.gpucache_set), ("Accel-Sim", args.accelsim_set)):
         for item in items:
             print(f"  changed for this run: {side} {item}")
-    for line in machine_differences(files["gpgpusim.config"], gpu):
+    streaming = streaming_mshrs_of(args.accelsim)
+    if streaming is None:
+        print("  the build's gpu-cache.h was not found: a streaming L1's MSHRs taken as 537b342a sets them")
+    for line in machine_differences(files["gpgpusim.config"], gpu, streaming is not False):
         print(f"  config differs: {line}")
     # The timing loop is compiled once per process (numba, not cached on disk): compile it on a
     # small run first so that the timed runs measure simulation only.

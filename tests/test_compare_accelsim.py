@@ -54,6 +54,21 @@ def test_kim20_matches_its_source_but_for_the_l2_index():
         "l2.index: gpucache 'xor', Accel-Sim 'mod'"]
 
 
+def test_a_build_without_the_streaming_mshr_override_is_reported(tmp_path):
+    # GPGPU-Sim HEAD (667834cf) keeps the string's A:256:8 for a streaming L1; 537b342a's
+    # cache_config::init replaced it with 3,072 entries of 64 merges, as the kim20 preset has.
+    assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), streaming_mshrs=False) == [
+        "l1.mshrs: gpucache 3072, Accel-Sim 256", "l1.mshr_merges: gpucache 64, Accel-Sim 8",
+        "l2.index: gpucache 'xor', Accel-Sim 'mod'"]
+    header = tmp_path / "accel-sim-framework/gpu-simulator/gpgpu-sim/src/gpgpu-sim/gpu-cache.h"
+    assert cmp.streaming_mshrs_of(tmp_path) is None
+    header.parent.mkdir(parents=True)
+    header.write_text("m_is_streaming = true;\n      m_alloc_policy = ON_FILL;\n")
+    assert cmp.streaming_mshrs_of(tmp_path) is False
+    header.write_text("m_mshr_entries = m_nset * m_assoc * 4;\n m_mshr_max_merge = MAX_WARP_PER_SM;\n")
+    assert cmp.streaming_mshrs_of(tmp_path) is True
+
+
 @pytest.mark.parametrize(("option", "value", "field"), [
     ("gpgpu_n_clusters", "14", "n_sm"), ("gpgpu_shader_cta", "32", "max_ctas_per_sm"),
     ("gpgpu_cache:dl1", "S:4:128:96,L:L:s:N:L,A:256:8,16:0,32", "l1.size"),
