@@ -2,7 +2,10 @@
 
 Each built-in workload is exported as an Accel-Sim trace (``gpucache trace
 export``, dependences ``next-memory`` on both sides) and run on both
-simulators. Accel-Sim is not part of gpucache: build it with
+simulators. A ``trace:DIR`` entry of ``--workloads`` is an Accel-Sim trace
+directory run from its own files on both: gpucache imports it with its
+registers (``--dependences auto``; ``benchmarks/unrolled_trace.py`` writes one
+whose registers matter). Accel-Sim is not part of gpucache: build it with
 ``../shared/peers/accelsim/build.sh`` and give its build directory with
 ``--accelsim``; give the bare git copy of ``gpgpu-sim_distribution`` with
 ``--gpgpusim-git`` (the configs are read from it, never copied into gpucache).
@@ -105,7 +108,9 @@ from pathlib import Path
 from golden.configs.presets import preset
 from golden.configs.schema import GPUConfig
 from golden.gpu.run import simulate_timed
+from golden.trace.accelsim import read_accelsim
 from golden.trace.accelsim_export import write_accelsim
+from golden.trace.model import Workload
 from golden.workloads import registry
 
 GPGPUSIM_GIT = Path("/work/.mirror/accel-sim+gpgpu-sim_distribution/repo")
@@ -150,6 +155,8 @@ STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_
 LOAD_OUTCOMES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
 #: Targets of issue 9.
 HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
+#: Prefix of a ``--workloads`` entry that names an Accel-Sim trace directory.
+TRACE = "trace:"
 
 
 def _option(text: str, name: str) -> str | None:
@@ -376,15 +383,28 @@ def _pct(hits: float, accesses: float) -> float:
     return 100.0 * hits / accesses if accesses else float("nan")
 
 
+def workload_of(name: str, scale: float) -> Workload:
+    """A built-in workload, or ``trace:DIR``: an Accel-Sim trace directory, imported with its registers."""
+    return read_accelsim(name[len(TRACE):]) if name.startswith(TRACE) else registry.build(name, scale)
+
+
 def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[str, str],
-            log: Path | None = None) -> dict:
-    """Both simulators on workload ``name``: one row of the table (plain values)."""
-    wl = registry.build(name, scale)
-    with tempfile.TemporaryDirectory(prefix="accelsim-trace-") as tdir:
-        write_accelsim(wl, tdir, dependences="next-memory")
-        theirs, their_s = run_accelsim(build, Path(tdir), files, log)
+            log: Path | None = None, dependences: str = "auto") -> dict:
+    """Both simulators on workload ``name``: one row of the table (plain values).
+
+    A built-in workload is exported with the ``next-memory`` rule written as registers (the
+    emulators' rule); a ``trace:DIR`` runs from its own files on both sides, so Accel-Sim reads its
+    registers and gpucache's ``auto`` rule takes them too. ``dependences`` is gpucache's rule.
+    """
+    wl = workload_of(name, scale)
+    if name.startswith(TRACE):
+        theirs, their_s = run_accelsim(build, Path(name[len(TRACE):]), files, log)
+    else:
+        with tempfile.TemporaryDirectory(prefix="accelsim-trace-") as tdir:
+            write_accelsim(wl, tdir, dependences="next-memory")
+            theirs, their_s = run_accelsim(build, Path(tdir), files, log)
     t0 = time.perf_counter()
-    ours = simulate_timed(wl, gpu, dependences="next-memory")
+    ours = simulate_timed(wl, gpu, dependences=dependences)
     our_s = time.perf_counter() - t0
     t, c = ours["timing"], theirs
     our_insts, their_insts = ours["totals"]["instructions"], c["gpgpu_n_tot_w_icount"]
@@ -399,7 +419,8 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
     if gpu.l1.sector_size:
         our_loads, our_load_hits = l1s["loads"], l1s["load_hits"]
     row = {
-        "workload": name,
+        "workload": name if len(name) <= 15 else "..." + name[-12:],
+        "dependences": ours["timing"]["dependences"],
         "l1": (_pct(our_load_hits, our_loads), their_l1),
         "l1_accesses": (our_loads, their_loads),
         # Accel-Sim's own L2 total also has instruction fetches and counts HIT_RESERVED as a hit.
@@ -464,7 +485,10 @@ def main() -> int:
     ap.add_argument("--gpgpusim-git", type=Path, default=GPGPUSIM_GIT,
                     help="bare git copy of accel-sim/gpgpu-sim_distribution (source of the configs)")
     ap.add_argument("--config", choices=sorted(SOURCES), default="kim20")
-    ap.add_argument("--workloads", nargs="+", default=["rdgc/bicg", "rdgc/atax", "rdgc/mvt"])
+    ap.add_argument("--workloads", nargs="+", default=["rdgc/bicg", "rdgc/atax", "rdgc/mvt"],
+                    help="built-in workloads, or trace:DIR for an Accel-Sim trace directory (kernelslist.g)")
+    ap.add_argument("--dependences", default="auto",
+                    help="gpucache's dependence rule (default auto: a trace's registers, else next-memory)")
     ap.add_argument("--scale", type=float, default=0.05)
     ap.add_argument("--warm-up-scale", type=float, default=0.01,
                     help="scale of the untimed first run that compiles gpucache's timing loop")
@@ -500,14 +524,15 @@ def main() -> int:
     # The timing loop is compiled once per process (numba, not cached on disk): compile it on a
     # small run first so that the timed runs measure simulation only.
     t0 = time.perf_counter()
-    simulate_timed(registry.build(args.workloads[0], args.warm_up_scale), gpu)
+    simulate_timed(workload_of(args.workloads[0], args.warm_up_scale), gpu, dependences=args.dependences)
     print(f"  gpucache warm-up (compilation) on {args.workloads[0]} at scale {args.warm_up_scale}: "
           f"{time.perf_counter() - t0:.1f} s, not counted below")
     print_header()
     rows = []
     for name in args.workloads:
-        log = args.logs / f"{args.config}-{name.replace('/', '-')}.log" if args.logs else None
-        rows.append(compare(name, args.scale, gpu, args.accelsim, files, log))
+        stem = name.replace("/", "-").replace(":", "-")
+        log = args.logs / f"{args.config}-{stem}.log" if args.logs else None
+        rows.append(compare(name, args.scale, gpu, args.accelsim, files, log, args.dependences))
         print_row(rows[-1])
     print_targets(rows)
     if gpu.l1.sector_size or gpu.l2.sector_size:

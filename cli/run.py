@@ -24,11 +24,15 @@ from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.configs.schema import SCHEDULERS, GPUConfig
 from golden.errors import InputError
+from golden.gpu.layout import DEPENDENCES
 from golden.policies.base import policy_for
 from golden.trace.interleave import INSTRUCTION_FIELDS
 from golden.trace.io import load_trace
 from golden.trace.model import Workload
 from golden.workloads import registry
+
+#: ``--dependences`` values: ``auto`` and the timing model's rules.
+DEPENDENCE_CHOICES = ("auto", *DEPENDENCES)
 
 __all__ = ["add_parser", "run", "simulate", "load_workload_arg", "scale", "positive_int"]
 
@@ -83,10 +87,10 @@ def add_parser(sub) -> None:
     p.add_argument("--timing", choices=("cycle", "none"), default="cycle",
                    help="cycle: the cycle-level timing model (IPC, MSHRs, latencies; default); "
                         "none: the open-loop interleaver (fast, no timing feedback)")
-    p.add_argument("--dependences", choices=("next-memory", "none", "next-instruction"),
-                   default="next-memory",
-                   help="what a warp with loads outstanding waits for (timing model; default: its "
-                        "next memory or barrier instruction)")
+    p.add_argument("--dependences", choices=DEPENDENCE_CHOICES, default="auto",
+                   help="what a warp with loads outstanding waits for (timing model). auto (default): "
+                        "the trace's registers where it has them (Accel-Sim imports: registers), "
+                        "else its next memory or barrier instruction (next-memory)")
     p.add_argument("--warp-limit", type=positive_int(0), metavar="N",
                    help="static warp limiting (swl:N): only the N oldest warps of an SM issue")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
@@ -138,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
             "policy": args.policy,
             "scheduler": gpu.scheduler,
             "timing": args.timing,
-            "dependences": args.dependences if args.timing == "cycle" else None,
+            "dependences": result["timing"]["dependences"] if args.timing == "cycle" else None,
             "seconds": round(seconds, 3),
             **result,
         })
@@ -146,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def simulate(wl: Workload, gpu: GPUConfig, policy=None, show_progress: bool | None = None,
-             timing: str = "none", dependences: str = "next-memory") -> dict:
+             timing: str = "none", dependences: str = "auto") -> dict:
     """:func:`golden.driver.simulate` with a progress bar counting warp instructions.
 
     Parameters

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cli.output import format_rate, format_table, version
 from cli.progress import progress
-from cli.run import positive_int
+from cli.run import DEPENDENCE_CHOICES, positive_int
 from golden.errors import InputError
 
 __all__ = ["add_parser", "sweep", "EXIT_FAILED_POINTS"]
@@ -77,8 +77,8 @@ def add_parser(sub) -> None:
                         "default none)")
     p.add_argument("--timing", type=_list(str, "--timing"), action="extend", metavar="cycle|none",
                    help="cycle: the timing model (default); none: the interleaver; both: cycle,none")
-    p.add_argument("--dependences", choices=("next-memory", "none", "next-instruction"),
-                   default="next-memory", help="what a warp with loads outstanding waits for (timing model)")
+    p.add_argument("--dependences", choices=DEPENDENCE_CHOICES, default="auto",
+                   help="what a warp with loads outstanding waits for (timing model; as 'gpucache run')")
     p.add_argument("--store", required=True, metavar="DIR",
                    help="results store: one JSON file per finished point; a rerun resumes from it")
     p.add_argument("--csv", metavar="PATH", help="the table as CSV (default STORE/results.csv)")

@@ -148,7 +148,7 @@ def _kernel_result(kernel: KernelTrace, il: Interleaved, start: int) -> KernelRe
 
 def simulate(workload: Workload, gpu: GPUConfig, policy: Policy | None = None,
              on_chunk: Callable[[Chunk], None] | None = None, chunk: int = CHUNK, *,
-             timing: str = "none", dependences: str = "next-memory",
+             timing: str = "none", dependences: str = "auto",
              on_progress: Callable[[int, int, int], None] | None = None) -> dict:
     """The main job: ``workload`` through ``gpu``'s hierarchy with ``policy``.
 

@@ -116,3 +116,19 @@ def test_gpucache_settings_change_one_field_or_stop_naming_it():
         cmp.with_fields(preset("ciao18"), ["l1.nope=1"])
     with pytest.raises(SystemExit, match="--gpucache-set l1.assoc=3"):
         cmp.with_fields(preset("ciao18"), ["l1.assoc=3"])
+
+
+def test_a_trace_entry_runs_an_accelsim_directory_with_its_registers(tmp_path):
+    """``trace:DIR`` imports the directory itself; the unrolled loop's loads are consumed 4 on."""
+    spec = importlib.util.spec_from_file_location(
+        "unrolled_trace", Path(__file__).resolve().parents[1] / "benchmarks" / "unrolled_trace.py")
+    unrolled = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(unrolled)
+    unrolled.write_unrolled(tmp_path, ctas=2, warps=2, iterations=3, unroll=4)
+    wl = cmp.workload_of(f"trace:{tmp_path}", 0.5)
+    (k,) = wl.kernels
+    loads = k.insts["op"] == 1
+    # Per trip: 4 loads each read by its FFMA 4 instructions on; the final store reads no load.
+    assert loads.sum() == 2 * 2 * 3 * 4 and (k.consumers[loads] == 4).all()
+    assert (k.consumers[~loads] == -1).all()
+    assert cmp.workload_of("rdgc/bicg", 0.01).kernels[0].consumers is None

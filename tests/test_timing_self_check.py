@@ -41,6 +41,14 @@ def mixed_kernel(seed: int) -> KernelBuilder:
     return kb
 
 
+def with_consumers(kernel, seed: int):
+    """``kernel`` with random consumer distances (1 to 6 instructions, or none) on its rows."""
+    rng = np.random.default_rng(seed)
+    use = rng.integers(1, 7, len(kernel.insts))
+    use[rng.random(len(use)) < 0.2] = -1
+    return dataclasses.replace(kernel, consumers=use)
+
+
 def timed(g, kernels, self_check: bool, dependences: str = "next-memory", policy=None):
     tm = TimingModel(g, Hierarchy(g, policy), self_check=self_check, dependences=dependences)
     out = [tm.run_kernel(k, i) for i, k in enumerate(kernels)]
@@ -53,6 +61,9 @@ MACHINES = {
     "oldest-limit-4": dict(scheduler="oldest", warp_limit=4),
     "two-level": dict(scheduler="two-level", two_level_active=2),
     "next-instruction": dict(dependences="next-instruction"),
+    # Register dependences (an Accel-Sim import's): random consumer distances, so that warps stop
+    # at compute instructions too and loads come back out of order.
+    "registers": dict(dependences="registers"),
     # The L1 lookup pipeline (l1.lookup_latency): all of the hit latency (the data at the lookup),
     # and part of it with two requests a cycle.
     "lookup-all": dict(l1=dict(lookup_latency=5)),
@@ -67,6 +78,8 @@ def test_shortcuts_change_nothing(name):
     g = gpu(n_sm=2, schedulers_per_sm=2, max_warps_per_sm=8, max_threads_per_sm=256, l2_partitions=2,
             l1=dict(mshrs=4, miss_queue=4) | machine.pop("l1", {}), **machine)
     kernels = [mixed_kernel(seed).build() for seed in (1, 2)]
+    if dependences == "registers":
+        kernels = [with_consumers(k, seed) for seed, k in enumerate(kernels)]
     _, plain = timed(g, kernels, False, dependences)
     _, checked = timed(g, kernels, True, dependences)
     for a, b in zip(plain, checked, strict=True):

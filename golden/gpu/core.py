@@ -101,7 +101,7 @@ __all__ = ["step_function"]
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
- W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST,) = range(21)
+ W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD,) = range(23)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
@@ -112,8 +112,8 @@ __all__ = ["step_function"]
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
- R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY,) = range(17)
-(Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE,) = range(3)
+ R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY, R_R_ROW,) = range(18)
+(Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META,) = range(6)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
 (B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
@@ -121,7 +121,7 @@ __all__ = ["step_function"]
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 
-assert [len(v) for v in layout.TABLES.values()] == [21, 4, 38, 10, 17, 3, 6, 9, 3, 1, 2, 4]
+assert [len(v) for v in layout.TABLES.values()] == [23, 4, 38, 10, 18, 4, 6, 9, 3, 1, 2, 4]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -133,6 +133,10 @@ RQ_READ, RQ_WRITE, RQ_ATOMIC = 1, 2, 3
 EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL = 1, 2, 3, 4
 _EV_SHIFT = 48
 _EV_MASK = (1 << _EV_SHIFT) - 1
+# The ``registers`` dependence rule (layout.DEPENDENCES), and a warp's stop when nothing it will
+# issue waits for a load.
+DEP_REGISTERS = 3
+NO_STOP = np.int64(1) << 62
 # Issue check results (0: can issue), in the order of layout.STALLS after "issued".
 OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
 # An SM's wake flags (``M_WAKE``) hold one bit per scheduler: all of them.
@@ -209,7 +213,7 @@ def _event(S, time, kind, payload):
         S.sc[S_BLOCKED_KIND] = 6
 
 
-def _new_request(S, kind, sm, line, sec, entry, flags, slot, a, part, ready):
+def _new_request(S, kind, sm, line, sec, entry, flags, slot, row, a, part, ready):
     """A request from the pool (the caller checked one is free); returns its index.
 
     ``ready`` is the first cycle it may leave the SM's miss queue: the cycle after its lookup, plus
@@ -225,6 +229,7 @@ def _new_request(S, kind, sm, line, sec, entry, flags, slot, a, part, ready):
     S.r[R_R_ENTRY, r] = entry
     S.r[R_R_FLAGS, r] = flags
     S.r[R_R_SLOT, r] = slot
+    S.r[R_R_ROW, r] = row
     S.r[R_R_WARP, r] = a.warp
     S.r[R_R_CTA, r] = a.cta
     S.r[R_R_PC, r] = a.pc
@@ -517,25 +522,54 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
 # -- SMs: LD/ST unit, L1, responses -----------------------------------------------------
 
 
-def _waiter(S, slot, nxt):
+def _waiter(S, slot, row, nxt):
     n = S.wt_meta[0] - 1
     S.wt_meta[0] = n
     w = S.wt[Q_WT_FREE, n]
     S.wt[Q_WT_SLOT, w] = slot
+    S.wt[Q_WT_ROW, w] = row
     S.wt[Q_WT_NEXT, w] = nxt
     return w
 
 
-def _load_done(K, S, gslot, t):
-    """One line of a warp's outstanding loads has arrived."""
+def _load_done(K, S, gslot, row, t):
+    """One line of instruction ``row``, one of a warp's outstanding loads, has arrived."""
     _rouse(K, S, gslot // K[K_SLOTS])
     S.w[W_W_PEND, gslot] -= 1
+    if K[K_DEP] == DEP_REGISTERS:
+        S.rpend[row] -= 1
+        if S.rpend[row] == 0 and S.rstop[row] == S.w[W_W_STOP, gslot]:
+            _restop(S, gslot)
+            S.sm[M_WAKE, gslot // K[K_SLOTS]] |= np.int64(1) << (gslot % K[K_SLOTS] % K[K_N_SCHED])
     if S.w[W_W_PEND, gslot] == 0:
         # Only the last line can make the warp ready (``_why``): its scheduler alone wakes.
         S.sm[M_WAKE, gslot // K[K_SLOTS]] |= np.int64(1) << (gslot % K[K_SLOTS] % K[K_N_SCHED])
     S.c[C_LOADS_DONE] += 1
     S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
     _retire_if_done(K, S, gslot)
+
+
+def _pending(S, P, g, r, n):
+    """Warp slot ``g`` issued load ``r`` of ``n`` line requests (``registers`` rule): its consumer's stop."""
+    S.rpend[r] = n
+    use = P.use[r]
+    S.rstop[r] = S.w[W_CTL_WINST, g] - 1 + use if use > 0 else NO_STOP
+    if S.rstop[r] < S.w[W_W_STOP, g]:
+        S.w[W_W_STOP, g] = S.rstop[r]
+
+
+def _restop(S, g):
+    """Warp slot ``g``'s stop once a load is back: the nearest consumer of the loads still pending."""
+    o = S.w[W_W_OLD, g]
+    end = S.w[W_W_ROW, g]
+    while o < end and S.rpend[o] == 0:
+        o += 1
+    S.w[W_W_OLD, g] = o
+    stop = NO_STOP
+    for x in range(o, end):
+        if S.rpend[x] > 0 and S.rstop[x] < stop:
+            stop = S.rstop[x]
+    S.w[W_W_STOP, g] = stop
 
 
 def _window_end(S, sm):
@@ -643,7 +677,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     _rouse(K, S, sm)
     if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
         # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
-        _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], t)
+        _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], S.r[R_R_ROW, r], t)
         _free_request(S, r)
         return
     e = S.r[R_R_ENTRY, r]
@@ -674,7 +708,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     while w >= 0:
         nxt = S.wt[Q_WT_NEXT, w]
         if S.wt[Q_WT_SLOT, w] >= 0:
-            _load_done(K, S, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], t)
+            _load_done(K, S, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], S.wt[Q_WT_ROW, w], t)
         S.wt[Q_WT_FREE, S.wt_meta[0]] = w
         S.wt_meta[0] += 1
         w = nxt
@@ -714,7 +748,7 @@ def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
         if is_load:
             _window_load(S, sm, t, np.int64(way < 0), np.int64(0))
         if op != STORE:
-            _event(S, t + K[K_FIXED_LAT], EV_HIT, g)
+            _event(S, t + K[K_FIXED_LAT], EV_HIT, _hit_payload(K, g, row))
         return True
     if is_load:
         # The policy may send the load past the L1 before its lookup (on_lookup: kim20's B mode).
@@ -730,12 +764,12 @@ def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             S.sc[S_ACCESSES] += 1
             _log(K, S, sm, line, op, np.int64(LOG_BYPASS))
             # No MSHR (entry -1): its response goes to the warp alone, with no fill (_l1_fill).
-            r = _new_request(S, RQ_READ, sm, line, sec, np.int64(-1), pre, slot, a0,
+            r = _new_request(S, RQ_READ, sm, line, sec, np.int64(-1), pre, slot, row, a0,
                              _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t)
             _enqueue(K, S, sm, r)
             return True
     if K[K_L1_LOOKUP] == 0:
-        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0)
+        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0)
     n = S.sm[M_LQ_N, sm]
     if n >= K[K_LQ_SIZE]:
         S.sm[M_LD_FAIL, sm] = 0
@@ -767,8 +801,9 @@ def _lookups(buf, K, S, h1, h2, h3, t, sm, P):
             break
         slot = S.lq[L_LQ_SLOT, q]
         unit_fail = S.sm[M_LD_FAIL, sm]
-        if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot,
-                          _l1_access(K, S, P, t, sm, slot, S.lq[L_LQ_ROW, q], S.lq[L_LQ_REQ, q])):
+        row = S.lq[L_LQ_ROW, q]
+        if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row,
+                          _l1_access(K, S, P, t, sm, slot, row, S.lq[L_LQ_REQ, q])):
             # The failure's kind belongs to the pipeline's head, not to the LD/ST unit.
             S.sm[M_LQ_FAIL, sm] = S.sm[M_LD_FAIL, sm]
             S.sm[M_LD_FAIL, sm] = unit_fail
@@ -789,7 +824,12 @@ def _lq_ready(K, S, sm):
     return S.lq[L_LQ_READY, sm * K[K_LQ_SIZE] + S.sm[M_LQ_HEAD, sm]]
 
 
-def _hit_data(K, S, t, g):
+def _hit_payload(K, g, row):
+    """The ``EV_HIT`` event of warp slot ``g``'s load ``row``."""
+    return row * (K[K_N_SM] * K[K_SLOTS]) + g
+
+
+def _hit_data(K, S, t, g, row):
     """A load of slot ``g`` hit at cycle ``t``: its data after the rest of the hit latency.
 
     The lookup pipeline's cycles are part of ``l1.hit_latency``; when they are all
@@ -798,13 +838,14 @@ def _hit_data(K, S, t, g):
     """
     d = K[K_L1_LAT] - K[K_L1_LOOKUP]
     if d == 0 and K[K_L1_LOOKUP] > 0:
-        _load_done(K, S, g, t)
+        _load_done(K, S, g, row, t)
     else:
-        _event(S, t + d, EV_HIT, g)
+        _event(S, t + d, EV_HIT, _hit_payload(K, g, row))
 
 
-def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
-    """The L1 lookup of line request ``a0`` of warp slot ``slot``; False on a reservation failure."""
+def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
+    """The L1 lookup of line request ``a0`` (of instruction ``row``) of warp slot ``slot``; False on a
+    reservation failure."""
     p = _params(buf, 0)
     op = a0.op
     line = a0.line
@@ -817,7 +858,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
     if redirect:
         # ciao18's CIAO-P: the warp's loads go to the shared-memory cache (docs/timing.md).
         a = at_level(a, sm, op, line, np.int64(-1), np.int64(-1))
-        if _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
+        if _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, way):
             return True
     sector_hit = way >= 0 and (S.l1_sec[base + way] & sec) == sec
     wpol = K[K_L1_WRITE]
@@ -829,7 +870,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
         _hit(buf, p, h1, h2, h3, 0, a, sid, base, True)
         _log(K, S, sm, line, op, np.int64(1))
         _window_load(S, sm, t, np.int64(0), np.int64(0))
-        _hit_data(K, S, t, g)
+        _hit_data(K, S, t, g, row)
         return True
     off = sm * S.l1_map_size
     if is_load:
@@ -855,14 +896,14 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
                 _sector_loads(S, sec, S.l1_sec[base + way] if way >= 0 else np.int64(0))
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
-            w = _waiter(S, slot, np.int64(-1))
+            w = _waiter(S, slot, row, np.int64(-1))
             S.wt[Q_WT_NEXT, S.e[E_E_TAIL, e]] = w
             S.e[E_E_TAIL, e] = w
             if extra:
                 S.c[C_L1_SECTOR_MISSES] += 1
                 S.e[E_E_SEC, e] |= extra
                 S.e[E_E_READS, e] += 1
-                r = _new_request(S, RQ_READ, sm, line, extra, e, S.e[E_E_FLAGS, e], slot, a,
+                r = _new_request(S, RQ_READ, sm, line, extra, e, S.e[E_E_FLAGS, e], slot, row, a,
                                  _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
                                  t + 1 + K[K_L1_MISS_LAT])
                 _enqueue(K, S, sm, r)
@@ -910,10 +951,10 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
         S.e[E_E_WRITE, e] = 0
         S.e[E_E_SMEM, e] = 1 if redirect else 0
         S.e[E_E_READS, e] = 1
-        w = _waiter(S, slot, np.int64(-1))
+        w = _waiter(S, slot, row, np.int64(-1))
         S.e[E_E_HEAD, e] = w
         S.e[E_E_TAIL, e] = w
-        r = _new_request(S, RQ_READ, sm, line, sec, e, flags, slot, a,
+        r = _new_request(S, RQ_READ, sm, line, sec, e, flags, slot, row, a,
                          _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1 + K[K_L1_MISS_LAT])
         _enqueue(K, S, sm, r)
         return True
@@ -933,7 +974,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, a0):
         _miss(buf, p, h1, h2, h3, 0, a, False)
         _log(K, S, sm, line, op, np.int64(2))
     r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
-                     slot, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
+                     slot, row, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
                      t + 1 + K[K_L1_MISS_LAT])
     _enqueue(K, S, sm, r)
     return True
@@ -963,7 +1004,7 @@ def _smem_install(h1, h2, h3, K, S, sm, line, slot, a):
     S.smem[X_X_OWNER, i] = slot
 
 
-def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
+def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, way):
     """A redirected load's shared-memory cache hit, or its line's migration from the L1D.
 
     Returns True when the load is served so (its data after the L1's hit
@@ -987,7 +1028,7 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, line, a, base, way):
     S.sc[S_ACCESSES] += 1
     _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
     _window_load(S, sm, t, np.int64(0), np.int64(0))
-    _hit_data(K, S, t, g)
+    _hit_data(K, S, t, g, row)
     return True
 
 
@@ -1160,6 +1201,8 @@ def _dispatch(K, S, P, sm):
         S.w[W_W_LEFT, g] = P.gap[S.w[W_W_ROW, g]] if S.w[W_W_ROW, g] < S.w[W_W_END, g] else P.tail[gw]
         S.w[W_W_TAIL, g] = P.tail[gw]
         S.w[W_W_PEND, g] = 0
+        S.w[W_W_STOP, g] = NO_STOP
+        S.w[W_W_OLD, g] = S.w[W_W_ROW, g]
         S.w[W_W_BAR, g] = False
         S.w[W_W_DONE, g] = False
         S.w[W_W_AGE, g] = S.sc[S_AGE]
@@ -1200,11 +1243,16 @@ def _why(K, W, M, op, space, sm, g):
         # CCWS: a throttled warp may issue anything but a global load (its next instruction here).
         return WHY_THROTTLE
     dep = K[K_DEP]
-    if W[W_W_LEFT, g] > 0:
+    if dep == DEP_REGISTERS:
+        if W[W_W_STOP, g] <= W[W_CTL_WINST, g]:
+            return WHY_MEM
+        if W[W_W_LEFT, g] > 0:
+            return OK
+    elif W[W_W_LEFT, g] > 0:
         if dep == 2 and W[W_W_PEND, g] > 0:
             return WHY_MEM
         return OK
-    if dep != 1 and W[W_W_PEND, g] > 0:
+    elif dep != 1 and W[W_W_PEND, g] > 0:
         return WHY_MEM
     r = W[W_W_ROW, g]
     if space[r] == GLOBAL and op[r] != BARRIER and M[M_LD_SLOT, sm] >= 0:
@@ -1345,6 +1393,8 @@ def _issue(K, S, P, sm, w, t):
                 if o != STORE:
                     S.w[W_W_PEND, g] += n
                     S.w[W_W_LOAD_T, g] = t
+                    if K[K_DEP] == DEP_REGISTERS:
+                        _pending(S, P, g, r, n)
         elif P.space[r] == 2:
             S.c[C_SHARED] += 1
         else:
@@ -1367,7 +1417,8 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
     kind = v >> _EV_SHIFT
     x = v & _EV_MASK
     if kind == EV_HIT:
-        _load_done(K, S, x, t)
+        n_slots = K[K_N_SM] * K[K_SLOTS]
+        _load_done(K, S, x % n_slots, x // n_slots, t)
     elif kind == EV_L2_ARRIVE:
         part = S.r[R_R_PART, x]
         S.r[R_R_NEXT, x] = -1
@@ -1661,8 +1712,9 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _set_ready, _sm_cycles, _count_blocked, _settle, _rouse, _settle_all, _check_asleep, _prompted,
               _quiet,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
-              _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _log, _l1_fill, _l1_access, _l1_send,
-              _lookups, _lq_ready, _hit_data, _l1_lookup,
+              _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _pending, _restop, _log, _l1_fill,
+              _l1_access, _l1_send,
+              _lookups, _lq_ready, _hit_payload, _hit_data, _l1_lookup,
               _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
               _retire_if_done, _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick,
               _two_level, _issue, _handle, _series, _unblock, _blame, _loop)

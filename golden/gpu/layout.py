@@ -20,12 +20,15 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
 #: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
 #: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
-#: SM's ring, ``lq_fail`` the reservation failure its head met).
+#: SM's ring, ``lq_fail`` the reservation failure its head met). Under the ``registers`` dependence
+#: rule, ``w_stop`` is the position (in the warp's instructions) it may not issue before its
+#: pending loads that position waits for are back, ``w_old`` its oldest row that may still be
+#: pending, and ``r_row``/``wt_row`` the row a request or MSHR waiter completes.
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
-        'ctl_redirect', 'w_lq', 'ctl_winst'
+        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -43,10 +46,10 @@ TABLES = {
     ),
     'r': (
         'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
-        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free', 'r_ready'
+        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free', 'r_ready', 'r_row'
     ),
     'wt': (
-        'wt_slot', 'wt_next', 'wt_free'
+        'wt_slot', 'wt_next', 'wt_free', 'wt_row'
     ),
     'part': (
         'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta'
@@ -112,8 +115,10 @@ SCHEDULER_CODES = {"lrr": 0, "gto": 1, "oldest": 2, "two-level": 3}
 #: Dependence rules: what a warp waits for while it has loads outstanding.
 #: ``next-memory``: its next memory or barrier instruction waits (compute goes on);
 #: ``none``: nothing waits (the warp only holds its slot until its loads return);
-#: ``next-instruction``: its next instruction of any kind waits.
-DEPENDENCES = {"next-memory": 0, "none": 1, "next-instruction": 2}
+#: ``next-instruction``: its next instruction of any kind waits;
+#: ``registers``: the instruction that reads (or overwrites) a load's destination register waits
+#: for that load (``KernelTrace.consumers``, from an Accel-Sim trace's registers).
+DEPENDENCES = {"next-memory": 0, "none": 1, "next-instruction": 2, "registers": 3}
 
 #: Values of a warp's ``ctl_blocked`` (``SchedulerControl.blocked``): it may issue anything,
 #: nothing, or anything but a global load (CCWS: a throttled warp still issues compute and stores).

@@ -180,9 +180,18 @@ class TimingModel:
             If no warp can ever issue again.
         """
         prog = self.program(kernel)
+        registers = self.k[_K["dep"]] == layout.DEPENDENCES["registers"]
+        if registers and prog.use is None:
+            raise ValueError(f"dependences: 'registers' needs a trace with registers (an Accel-Sim "
+                             f"import); kernel {kernel.name!r} has none")
+        use = prog.use if registers else np.zeros(1, np.int64)
         arrays = ProgramArrays(prog.op, prog.space, prog.pc, prog.gap, prog.req_ptr, prog.req_line,
-                               prog.req_sec, prog.warp_ptr, prog.tail)
+                               prog.req_sec, prog.warp_ptr, prog.tail, use)
         state = self.state
+        if registers:
+            # Per row of this kernel: line requests outstanding, and the consumer's position.
+            n = len(prog.op)
+            state = state._replace(rpend=np.zeros(n, np.int64), rstop=np.zeros(n, np.int64))
         state.sc[_S["accesses"]] = self.hierarchy.t
         k = start_kernel(self.k, state, prog, index, self.cycle, 0)
         period = int(k[_K["series_period"]])

@@ -50,6 +50,9 @@ class Program:
         ``int64[n_warps]``: compute instructions after each warp's last row.
     n_ctas, warps_per_cta, threads_per_cta, shared_bytes, regs_per_thread : int
         Launch shape and per-CTA resources.
+    use : numpy.ndarray or None
+        ``int64`` per row: the trace's consumer distance (``KernelTrace.consumers``),
+        or None when the trace carries no registers.
     """
 
     op: np.ndarray
@@ -66,6 +69,7 @@ class Program:
     threads_per_cta: int
     shared_bytes: int
     regs_per_thread: int
+    use: np.ndarray | None = None
 
     @property
     def n_warps(self) -> int:
@@ -88,8 +92,11 @@ def _requests(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple[np
 
 
 @nb.njit(cache=True, nogil=True)
-def _pair(op, space, pc, gap, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
-    """Merge trace warps ``2j`` and ``2j + 1`` of every CTA into wavefronts (module docstring)."""
+def _pair(op, space, pc, gap, use, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
+    """Merge trace warps ``2j`` and ``2j + 1`` of every CTA into wavefronts (module docstring).
+
+    A wavefront row's consumer distance is the nearer of its halves' (``use``).
+    """
     n_hw = n_ctas * wpc
     n_rows = 0
     n_req = 0
@@ -106,6 +113,7 @@ def _pair(op, space, pc, gap, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
     o_space = np.empty(n_rows, np.int64)
     o_pc = np.empty(n_rows, np.int64)
     o_gap = np.empty(n_rows, np.int64)
+    o_use = np.empty(n_rows, np.int64)
     o_ptr = np.empty(n_rows + 1, np.int64)
     o_line = np.empty(n_req, np.int64)
     o_sec = np.empty(n_req, np.int64)
@@ -136,6 +144,11 @@ def _pair(op, space, pc, gap, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
                 if ib >= 0 and gap[ib] > g:
                     g = gap[ib]
                 o_gap[r] = g
+                u = np.int64(-1)
+                for i in (ia, ib):
+                    if i >= 0 and use[i] > 0 and (u < 0 or use[i] < u):
+                        u = use[i]
+                o_use[r] = u
                 o_ptr[r] = q
                 for i in (ia, ib):
                     if i < 0:
@@ -155,7 +168,7 @@ def _pair(op, space, pc, gap, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
                 k += 1
     o_ptr[r] = q
     o_wptr[n_hw] = r
-    return o_op, o_space, o_pc, o_gap, o_ptr, o_line[:q], o_sec[:q], o_wptr, o_tail
+    return o_op, o_space, o_pc, o_gap, o_use, o_ptr, o_line[:q], o_sec[:q], o_wptr, o_tail
 
 
 def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int) -> Program:
@@ -180,6 +193,7 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
     space = it["space"].astype(np.int64)
     pc = it["pc"].astype(np.int64)
     gap = it["gap"].astype(np.int64)
+    use = kernel.consumers if kernel.consumers is not None else np.full(len(it), -1, np.int64)
     wptr = kernel.warp_ptr.astype(np.int64)
     tail = kernel.tail.astype(np.int64)
     tpc = kernel.threads_per_cta
@@ -187,11 +201,12 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
     group = warp_size // WARP_SIZE
     if group == 2:
         wpc = -(-tpc // warp_size)
-        op, space, pc, gap, ptr, line, sec, wptr, tail = _pair(
-            op, space, pc, gap, ptr, line, sec, wptr, tail, kernel.n_ctas, wpc32, wpc)
+        op, space, pc, gap, use, ptr, line, sec, wptr, tail = _pair(
+            op, space, pc, gap, use, ptr, line, sec, wptr, tail, kernel.n_ctas, wpc32, wpc)
     else:
         wpc = wpc32
     return Program(op=op, space=space, pc=pc, gap=gap, req_ptr=ptr, req_line=line, req_sec=sec,
                    warp_ptr=wptr, tail=tail, n_ctas=kernel.n_ctas, warps_per_cta=wpc,
                    threads_per_cta=tpc, shared_bytes=int(kernel.shared_bytes),
-                   regs_per_thread=int(kernel.regs_per_thread))
+                   regs_per_thread=int(kernel.regs_per_thread),
+                   use=use if kernel.consumers is not None else None)

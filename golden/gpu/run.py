@@ -15,13 +15,17 @@ import numpy as np
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
+from golden.errors import InputError
 from golden.gpu import layout
 from golden.gpu.model import KernelTiming, TimingModel
 from golden.gpu.state import series_columns
 from golden.policies.base import Policy
 from golden.trace.model import Workload
 
-__all__ = ["simulate_timed", "timing_summary", "kernel_row"]
+__all__ = ["simulate_timed", "timing_summary", "kernel_row", "resolve_dependences"]
+
+#: Dependence rules a run may ask for: ``auto`` and the timing model's.
+DEPENDENCES = tuple(layout.DEPENDENCES)
 
 _INSTRUCTIONS = ("instructions", "global_instructions", "shared_instructions", "other_memory_instructions")
 
@@ -74,8 +78,33 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
     }
 
 
+def resolve_dependences(workload: Workload, dependences: str) -> str:
+    """The dependence rule a run of ``workload`` uses: ``auto`` becomes ``registers`` or ``next-memory``.
+
+    ``auto`` takes the trace's registers (``registers``) when every kernel carries
+    them (``KernelTrace.consumers``: Accel-Sim imports), else ``next-memory``, the
+    built-in emulators' documented consumer rule (``docs/timing.md``).
+
+    Raises
+    ------
+    InputError
+        For an unknown rule, or ``registers`` on a workload without registers (naming the kernel).
+    """
+    if dependences == "auto":
+        with_registers = all(k.consumers is not None for k in workload.kernels)
+        return "registers" if workload.kernels and with_registers else "next-memory"
+    if dependences not in DEPENDENCES:
+        raise InputError(f"dependences: must be auto or one of {', '.join(DEPENDENCES)}, not {dependences!r}")
+    if dependences == "registers":
+        for k in workload.kernels:
+            if k.consumers is None:
+                raise InputError(f"dependences: 'registers' needs a trace with registers (an Accel-Sim "
+                                 f"import); kernel {k.name!r} of {workload.name} has none")
+    return dependences
+
+
 def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = None, *,
-                   dependences: str = "next-memory", series_period: int = 1000, fixed_latency: int = -1,
+                   dependences: str = "auto", series_period: int = 1000, fixed_latency: int = -1,
                    on_progress: Callable[[int, int, int], None] | None = None,
                    self_check: bool = False) -> dict:
     """Run ``workload`` on the timing model of ``gpu`` with ``policy``.
@@ -89,7 +118,8 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
     policy : Policy, optional
         Cache-management policy (None: the baseline).
     dependences : str
-        Dependence rule of loads (:data:`golden.gpu.layout.DEPENDENCES`).
+        Dependence rule of loads: ``auto`` (:func:`resolve_dependences`) or one of
+        :data:`golden.gpu.layout.DEPENDENCES`.
     series_period : int
         Cycles per time-series row.
     fixed_latency : int
@@ -106,6 +136,7 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
     dict
         ``{"kernels", "totals", "caches", "policy_stats", "timing"}`` (plain JSON values).
     """
+    dependences = resolve_dependences(workload, dependences)
     hierarchy = Hierarchy(gpu, policy=policy)
     model = TimingModel(gpu, hierarchy, dependences=dependences, series_period=series_period,
                         fixed_latency=fixed_latency, self_check=self_check)
@@ -123,7 +154,7 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
     caches = {level: {key: _plain(v) for key, v in s.items()} for level, s in hierarchy.stats().items()}
     return {"kernels": kernels, "totals": totals, "caches": caches,
             "policy_stats": {key: _plain(v) for key, v in hierarchy.policy.stats().items()},
-            "timing": timing_summary(counters, cycles, series)}
+            "timing": {**timing_summary(counters, cycles, series), "dependences": dependences}}
 
 
 def _plain(v):

@@ -29,14 +29,17 @@ _S = layout.index(layout.SCALARS)
 
 #: The kernel's arrays as the compiled loop reads them.
 ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec",
-                                             "warp_ptr", "tail"))
+                                             "warp_ptr", "tail", "use"))
 
 #: All arrays and sizes of the model's state: the tables of :data:`golden.gpu.layout.TABLES`
-#: (``int64[fields, entries]``), then the queues, maps, counters and outputs.
+#: (``int64[fields, entries]``), then the queues, maps, counters and outputs. ``rpend`` and
+#: ``rstop`` are per instruction row of the running kernel under the ``registers`` dependence rule
+#: (line requests of a load still outstanding, and the position of its consumer; ``kernel_rows``),
+#: one entry otherwise.
 TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
     "sched_last", "sched_sleep", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals",
     "l2_map_size", "l1_sec", "l2_sec",
-    "rq_meta", "wt_meta", "ev_key", "ev_val", "ev_meta", "c", "sc", "series", "log"))
+    "rq_meta", "wt_meta", "ev_key", "ev_val", "ev_meta", "c", "sc", "series", "log", "rpend", "rstop"))
 
 
 def row(table: str, name: str) -> int:
@@ -176,7 +179,8 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
         rq_meta=np.array([n_req], np.int64),
         wt_meta=np.array([n_wait], np.int64), ev_key=key, ev_val=val, ev_meta=meta,
         c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
-        series=np.zeros((1, 5), np.int64), log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64))
+        series=np.zeros((1, 5), np.int64), log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64),
+        rpend=np.zeros(1, np.int64), rstop=np.zeros(1, np.int64))
     state.e[row("e", "e_free")] = np.tile(np.arange(m1, dtype=np.int64), int(n_sm))
     state.sm[row("sm", "l1_meta")] = m1
     state.f[row("f", "l2_free")] = np.arange(n_part * m2, dtype=np.int64)

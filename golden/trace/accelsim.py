@@ -111,6 +111,7 @@ _OP_OP = np.array([int(v[0]) for v in _OPCODES.values()], np.int64)
 _OP_SPACE = np.array([int(v[1]) for v in _OPCODES.values()], np.int64)
 _OP_KIND = np.array([v[2] for v in _OPCODES.values()], np.int64)
 _SP_GLOBAL, _SP_SHARED, _SP_LOCAL = int(Space.GLOBAL), int(Space.SHARED), int(Space.LOCAL)
+_OP_BARRIER = int(Op.BARRIER)
 
 
 def _word(text: str) -> np.ndarray:
@@ -147,7 +148,16 @@ _MORE, _FULL, _ERROR = range(3)
  _E_NO_TB, _E_BAD_WARP, _E_WARP_RANGE, _E_WARP_DUP, _E_BAD_INSTS, _E_INSTS_NO_WARP,
  _E_INSTS_TWICE, _E_NO_INSTS, _E_TOO_FEW, _E_TOO_MANY, _E_INST_NO_WARP, _E_INST_NO_INSTS,
  _E_MISSING, _E_NOT_HEX, _E_NOT_DEC, _E_RANGE, _E_NEGATIVE, _E_MODE, _E_ADDR_COUNT,
- _E_STRIDE_GAPS, _E_WIDTH, _E_NO_ADDR, _E_ADDR_RANGE) = range(1, 32)
+ _E_STRIDE_GAPS, _E_WIDTH, _E_NO_ADDR, _E_ADDR_RANGE, _E_REG, _E_REG_COUNT) = range(1, 34)
+
+#: Registers a destination or source list may name: Accel-Sim writes at most 1 and 4
+#: (``MAX_DST``, ``MAX_SRC`` in trace_parser.h); more than this is taken for a damaged line.
+MAX_REG_LIST = 32
+#: Register numbers ``R0`` .. ``R255`` (``R255`` is SASS's ``RZ``).
+N_REGS = 256
+#: Rows whose consumers are found in a later batch than their own, per scanner call: at most one
+#: per register of the open warp (a register names one pending row).
+_PATCHES = N_REGS
 
 # Fields of an instruction line, for messages.
 (_F_LINENUM, _F_PC, _F_MASK, _F_NDST, _F_DST, _F_OPCODE, _F_NSRC, _F_SRC, _F_WIDTH, _F_MODE,
@@ -157,7 +167,7 @@ _FIELDS = ("line number", "PC", "active mask", "destination count", "destination
            "base address", "stride", "delta", "immediate")
 
 # Slots of the per-line result array.
-_I_PC, _I_MASK, _I_OP, _I_SPACE, _I_WIDTH, _I_RESULT = range(6)
+_I_PC, _I_MASK, _I_OP, _I_SPACE, _I_WIDTH, _I_RESULT, _I_NDST, _I_NSRC = range(8)
 
 
 # -- compiled scanner -----------------------------------------------------------
@@ -360,25 +370,31 @@ def _field_dec(buf, p, e, st, field):
 
 
 @nb.njit(cache=True, nogil=True)
-def _skip_list(buf, p, e, st, count_field, item_field):
-    """Skip a count and that many tokens (a register list): (end, error code)."""
+def _reg_list(buf, p, e, st, count_field, item_field, regs):
+    """A count and that many ``R<n>`` tokens into ``regs``: (end, count, error code)."""
     a = _skip_ws(buf, p, e)
     count, p, code = _field_dec(buf, p, e, st, count_field)
     if code:
-        return p, code
+        return p, 0, code
     if count < 0:
-        return p, _fail(st, _E_NEGATIVE, a, p, count_field, 0, 0, 0)
-    for _ in range(count):
+        return p, 0, _fail(st, _E_NEGATIVE, a, p, count_field, 0, 0, 0)
+    if count > MAX_REG_LIST:
+        return p, 0, _fail(st, _E_REG_COUNT, a, p, count_field, 0, 0, 0)
+    for i in range(count):
         a = _skip_ws(buf, p, e)
         if a == e:
-            return p, _fail(st, _E_MISSING, -1, -1, item_field, 0, 0, 0)
+            return p, 0, _fail(st, _E_MISSING, -1, -1, item_field, 0, 0, 0)
         p = _token_end(buf, a, e)
-    return p, 0
+        v, ok = (np.int64(0), False) if p - a < 2 or buf[a] != 82 else _dec(buf, a + 1, p)
+        if not ok or v < 0 or v >= N_REGS or buf[a + 1] == 45 or buf[a + 1] == 43:
+            return p, 0, _fail(st, _E_REG, a, p, item_field, 0, 0, 0)
+        regs[i] = v
+    return p, count, 0
 
 
 @nb.njit(cache=True, nogil=True)
-def _parse_inst(buf, p, e, lineinfo, has_imm, shm_base, loc_base, lanes, info, st):
-    """Parse one instruction line ``buf[p:e]`` into ``info`` and ``lanes``; returns an error or 0.
+def _parse_inst(buf, p, e, lineinfo, has_imm, shm_base, loc_base, lanes, info, st, dst, src):
+    """Parse one line ``buf[p:e]`` into ``info``, ``lanes``, ``dst`` and ``src``; returns an error or 0.
 
     ``[line_num] PC mask dest_num [Rd...] opcode src_num [Rs...] mem_width
     [mode addresses] [imm]``, as trace_parser.cc's parse_from_string reads it.
@@ -400,16 +416,18 @@ def _parse_inst(buf, p, e, lineinfo, has_imm, shm_base, loc_base, lanes, info, s
     if mask_u > np.uint64(0xFFFFFFFF):
         return _fail(st, _E_RANGE, a, p, _F_MASK, 0, 0, 0)
     mask = np.int64(mask_u)
-    p, code = _skip_list(buf, p, e, st, _F_NDST, _F_DST)
+    p, n_dst, code = _reg_list(buf, p, e, st, _F_NDST, _F_DST, dst)
     if code:
         return code
+    info[_I_NDST] = n_dst
     op_a = _skip_ws(buf, p, e)
     if op_a == e:
         return _fail(st, _E_MISSING, -1, -1, _F_OPCODE, 0, 0, 0)
     op_b = _token_end(buf, op_a, e)
-    p, code = _skip_list(buf, op_b, e, st, _F_NSRC, _F_SRC)
+    p, n_src, code = _reg_list(buf, op_b, e, st, _F_NSRC, _F_SRC, src)
     if code:
         return code
+    info[_I_NSRC] = n_src
     a = _skip_ws(buf, p, e)
     mem_width, p, code = _field_dec(buf, p, e, st, _F_WIDTH)
     if code:
@@ -553,19 +571,51 @@ def _close_warp(st, tail, wpc):
 
 
 @nb.njit(cache=True, nogil=True)
+def _consumed(reg, pos, row0, reg_row, reg_pos, out_use, patches):
+    """Instruction ``pos`` of the open warp reads or writes ``reg``: the row pending on it has its consumer.
+
+    The first consumer of a row counts (a row with several destinations keeps
+    the nearest). A row of an earlier batch is patched afterwards (``patches``).
+    """
+    r = reg_row[reg]
+    if r < 0:
+        return
+    reg_row[reg] = -1
+    d = pos - reg_pos[reg]
+    if r >= row0:
+        if out_use[r - row0] < 0:
+            out_use[r - row0] = d
+    else:
+        k = patches[0, 0]
+        patches[0, 0] = k + 1
+        patches[k + 1, 0] = r
+        patches[k + 1, 1] = d
+
+
+@nb.njit(cache=True, nogil=True)
 def _scan(buf, pos, final, st, counts, gx, gy, gz, wpc, lineinfo, has_imm, shm_base, loc_base,
           cta_seen, warp_seen, tail, out_cta, out_warp, out_pc, out_op, out_space, out_width,
-          out_gap, out_mask, out_lanes):
+          out_gap, out_mask, out_lanes, out_use, row0, reg_row, reg_pos, patches):
     """Parse the complete lines of ``buf`` from ``pos``; returns (pos, rows written, status).
 
     Stops before a line without its newline unless ``final``, and when the
     output arrays are full. On an error, ``st`` holds the code and details.
+
+    Dependences (``docs/traces.md``): ``reg_row[R]`` is the row (counted over
+    the whole file from 0; ``row0`` rows were written before this call) of
+    the open warp's memory instruction whose result register ``R`` still
+    waits for, ``reg_pos[R]`` its position in the warp. An instruction that
+    reads or writes ``R`` is that row's consumer: ``out_use`` gets the
+    distance in instructions (``-1``: none yet), or, for an earlier batch's
+    row, ``patches[1 + k] = (row, distance)`` with ``patches[0, 0]`` = k.
     """
     size = buf.size
     cap = out_cta.size
     n = 0
     dims = np.zeros(3, np.int64)
-    info = np.zeros(6, np.int64)
+    info = np.zeros(8, np.int64)
+    dst = np.zeros(MAX_REG_LIST, np.int64)
+    src = np.zeros(MAX_REG_LIST, np.int64)
     while True:
         if pos >= size:
             return pos, n, _MORE
@@ -642,6 +692,7 @@ def _scan(buf, pos, final, st, counts, gx, gy, gz, wpc, lineinfo, has_imm, shm_b
                         code = _fail(st, _E_WARP_DUP, -1, -1, w, st[_S_CTA], 0, 0)
                     else:
                         warp_seen[st[_S_CTA] * wpc + w] = True
+                        reg_row[:] = -1
                         st[_S_WARP] = w
                         st[_S_WARP_LINE] = line
                         st[_S_INSTS] = -1
@@ -669,10 +720,20 @@ def _scan(buf, pos, final, st, counts, gx, gy, gz, wpc, lineinfo, has_imm, shm_b
             else:
                 st[_S_COUNT] += 1
                 code = _parse_inst(buf, ta, e, lineinfo, has_imm, shm_base, loc_base,
-                                   out_lanes[n], info, st)
+                                   out_lanes[n], info, st, dst, src)
                 if code == 0:
                     result = info[_I_RESULT]
+                    at = st[_S_COUNT] - 1
+                    for i in range(info[_I_NSRC]):
+                        _consumed(src[i], at, row0, reg_row, reg_pos, out_use, patches)
+                    for i in range(info[_I_NDST]):
+                        _consumed(dst[i], at, row0, reg_row, reg_pos, out_use, patches)
+                    pending = result == _R_ROW and info[_I_OP] != _OP_BARRIER
+                    for i in range(info[_I_NDST]):
+                        reg_row[dst[i]] = row0 + n if pending else -1
+                        reg_pos[dst[i]] = at
                     if result == _R_ROW:
+                        out_use[n] = -1
                         out_cta[n] = st[_S_CTA]
                         out_warp[n] = w
                         out_pc[n] = info[_I_PC]
@@ -899,6 +960,8 @@ def _message(st: np.ndarray, buf: np.ndarray, path: Path, hdr: _Header, wpc: int
                                  f"but mask {b:08x} has gaps"),
         _E_WIDTH: lambda: f"opcode {tok!r} gives an access width of {a} bytes, not 1 to 255",
         _E_NO_ADDR: lambda: f"{tok!r} is a memory instruction but has mem_width 0 (no addresses)",
+        _E_REG: lambda: f"{field} {tok!r} is not a register R0..R{N_REGS - 1}",
+        _E_REG_COUNT: lambda: f"{field} {tok!r} is more than {MAX_REG_LIST}",
         _E_ADDR_RANGE: lambda: (f"the address of lane {a} is outside 0..{MAX_ADDRESS - 1:#x} (or wraps "
                                 f"around 64 bits)"),
     }
@@ -919,13 +982,32 @@ class _Rows:
         self.gap = np.zeros(_BATCH, np.uint32)
         self.mask = np.zeros(_BATCH, np.uint32)
         self.lanes = np.zeros((_BATCH, WARP_SIZE), np.int64)
+        self.use = np.zeros(_BATCH, np.int64)
         self.rows: list[np.ndarray] = []
+        self.uses: list[np.ndarray] = []
         self.explicit: list[np.ndarray] = []
         self.n_explicit = 0
+        self.n_rows = 0
+        # The open warp's registers still waiting for a memory row, and consumers found for
+        # rows of earlier batches (``_scan``).
+        self.reg_row = np.full(N_REGS, -1, np.int64)
+        self.reg_pos = np.zeros(N_REGS, np.int64)
+        self.patches = np.zeros((_PATCHES + 1, 2), np.int64)
+        self.patched: list[np.ndarray] = []
 
-    def outputs(self) -> tuple[np.ndarray, ...]:
+    def outputs(self) -> tuple:
+        self.patches[0, 0] = 0
         return (self.cta, self.warp, self.pc, self.op, self.space, self.width, self.gap,
-                self.mask, self.lanes)
+                self.mask, self.lanes, self.use, self.n_rows, self.reg_row, self.reg_pos, self.patches)
+
+    def consumers(self) -> np.ndarray:
+        """Every row's consumer distance (``KernelTrace.consumers``), in scan order."""
+        use = np.concatenate(self.uses) if self.uses else np.zeros(0, np.int64)
+        for patch in self.patched:
+            for r, d in patch:
+                if use[r] < 0:  # the first consumer found counts
+                    use[r] = d
+        return use
 
     def take(self, n: int) -> None:
         """Convert the first ``n`` scanned rows: affine form where it fits, else explicit lanes."""
@@ -939,6 +1021,14 @@ class _Rows:
             self.explicit.append(explicit)
             self.n_explicit += len(explicit)
         self.rows.append(rows)
+        self.uses.append(self.use[:n].copy())
+        self.n_rows += n
+
+    def take_patches(self) -> None:
+        """Keep the consumers this scanner call found for rows of earlier batches."""
+        k = int(self.patches[0, 0])
+        if k:
+            self.patched.append(self.patches[1:k + 1].copy())
 
 
 def _import_kernel(path: Path) -> tuple[KernelTrace, dict]:
@@ -983,6 +1073,7 @@ def _import_open(f, path: Path) -> tuple[KernelTrace, dict]:
                                *out.outputs())
         if status == _ERROR:
             raise InputError(_message(st, buf, path, hdr, wpc))
+        out.take_patches()
         if n:
             out.take(n)
         if status == _FULL:
@@ -999,9 +1090,11 @@ def _import_open(f, path: Path) -> tuple[KernelTrace, dict]:
                          f"opened on line {int(st[_S_TB_LINE])} (no #END_TB)")
 
     rows = np.concatenate(out.rows) if out.rows else np.zeros(0, INST_DTYPE)
+    consumers = out.consumers()
     gid = rows["cta"].astype(np.int64) * wpc + rows["warp"]
     if np.any(np.diff(gid) < 0):  # blocks listed out of order: keep program order per warp
-        rows = rows[np.argsort(gid, kind="stable")]
+        order = np.argsort(gid, kind="stable")
+        rows, consumers = rows[order], consumers[order]
     explicit = (np.concatenate(out.explicit) if out.explicit
                 else np.zeros((0, WARP_SIZE), np.uint64))
     kernel = KernelTrace(
@@ -1013,6 +1106,7 @@ def _import_open(f, path: Path) -> tuple[KernelTrace, dict]:
         tail=tail,
         shared_bytes=hdr.shmem,
         regs_per_thread=hdr.nregs,
+        consumers=consumers,
     )
     memory = rows["op"] != Op.BARRIER
     stats = {

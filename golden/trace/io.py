@@ -63,6 +63,9 @@ MAX_GRID = ((1 << 31) - 1, 65535, 65535)
 #: Shared memory per CTA and registers per thread a header may give.
 MAX_SHARED_BYTES = 1 << 32
 MAX_REGS_PER_THREAD = 1 << 16
+#: Largest consumer distance a file may give (``KernelTrace.consumers``): more instructions than
+#: a file of this size could describe are not meant.
+MAX_CONSUMER_DISTANCE = 1 << 40
 _MAX_META_CHARS = 1 << 22
 _MAX_NPY_HEADER = 1 << 16
 
@@ -91,6 +94,8 @@ def save_workload(path: str | os.PathLike, workload: Workload) -> None:
         arrays[f"k{i}_insts"] = k.insts
         arrays[f"k{i}_lanes"] = k.lane_addrs
         arrays[f"k{i}_tail"] = k.tail
+        if k.consumers is not None:
+            arrays[f"k{i}_consumers"] = k.consumers
 
     def write(tmp: str) -> None:
         with open(tmp, "wb") as f:
@@ -275,10 +280,11 @@ class _Members:
 
 # The descr text numpy writes for each member's dtype, and the descr itself.
 _DESCRS = {repr(np.lib.format.dtype_to_descr(np.dtype(t))): np.lib.format.dtype_to_descr(np.dtype(t))
-           for t in (INST_DTYPE, np.uint64, np.uint32)}
+           for t in (INST_DTYPE, np.uint64, np.uint32, np.int64)}
 _INST_DESCR = repr(np.lib.format.dtype_to_descr(INST_DTYPE))
 _U8_DESCR = repr(np.lib.format.dtype_to_descr(np.dtype(np.uint64)))
 _U4_DESCR = repr(np.lib.format.dtype_to_descr(np.dtype(np.uint32)))
+_I8_DESCR = repr(np.lib.format.dtype_to_descr(np.dtype(np.int64)))
 
 
 def _text_ok(v) -> bool:
@@ -341,11 +347,19 @@ def _load_kernel(path: Path, i: int, km, members: _Members) -> KernelTrace:
     lanes = members.read(f"k{i}_lanes", 2, _U8_DESCR, (None, WARP_SIZE), where=where)
     tail = members.read(f"k{i}_tail", 1, _U4_DESCR, (n_ctas * wpc,), where=where)
     _check_rows(where, insts, lanes, n_ctas, wpc)
+    consumers = None
+    if f"k{i}_consumers.npy" in members.infos:
+        consumers = members.read(f"k{i}_consumers", 1, _I8_DESCR, (len(insts),), where=where)
+        bad = np.flatnonzero((consumers < -1) | (consumers == 0) | (consumers > MAX_CONSUMER_DISTANCE))
+        if bad.size:
+            raise InputError(f"{where}: member 'k{i}_consumers' row {int(bad[0])}: consumer distance "
+                             f"{int(consumers[bad[0]])} is not -1 or 1..{MAX_CONSUMER_DISTANCE:,}")
     total = int(insts["gap"].sum(dtype=np.int64)) + int(tail.sum(dtype=np.int64))
     if total > MAX_INSTRUCTIONS_PER_ENTRY * (len(insts) + len(tail)):
         raise InputError(f"{where}: fields 'gap' and member 'k{i}_tail' hold {total:,} compute instructions, "
                          f"more than {MAX_INSTRUCTIONS_PER_ENTRY:,} per stored row and warp")
     return KernelTrace(name=name, grid=grid, block=block, insts=insts, lane_addrs=lanes, tail=tail,
+                       consumers=consumers,
                        **extra)
 
 

@@ -136,6 +136,15 @@ class KernelTrace:
         Shared memory per CTA in bytes (for occupancy).
     regs_per_thread : int
         Registers per thread (for occupancy; 0 when unknown).
+    consumers : numpy.ndarray or None
+        ``int64[len(insts)]`` or None. Where a trace carries registers (Accel-Sim
+        imports), row ``r``'s consumer distance: its result is first read (or its
+        destination register written again) by the warp's instruction
+        ``consumers[r]`` instructions after it, counting compute instructions
+        and rows; ``-1`` when nothing later in the warp uses it (and for rows
+        without a result). The timing model's ``registers`` dependence rule
+        waits there (``docs/timing.md``). None: the trace has no registers (the
+        built-in emulators).
 
     Members
     -------
@@ -152,11 +161,16 @@ class KernelTrace:
     tail: np.ndarray
     shared_bytes: int = 0
     regs_per_thread: int = 0
+    consumers: np.ndarray | None = field(default=None, repr=False)
     warp_ptr: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.grid = tuple(int(v) for v in self.grid)
         self.block = tuple(int(v) for v in self.block)
+        if self.consumers is not None:
+            self.consumers = np.asarray(self.consumers, np.int64)
+            if self.consumers.shape != (len(self.insts),):
+                raise ValueError(f"consumers: {self.consumers.shape} entries for {len(self.insts)} rows")
         gid = self.insts["cta"].astype(np.int64) * self.warps_per_cta + self.insts["warp"]
         self.warp_ptr = np.searchsorted(gid, np.arange(self.n_warps + 1, dtype=np.int64))
 

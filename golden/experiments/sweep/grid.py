@@ -75,7 +75,7 @@ class GridSpec:
     fields: tuple[SweptField, ...] = ()
     policies: tuple[str, ...] = (NO_POLICY,)
     timings: tuple[str, ...] = ("cycle",)
-    dependences: str = "next-memory"
+    dependences: str = "auto"
 
 
 @dataclass(frozen=True)
