@@ -417,3 +417,25 @@ def test_a_quiet_sms_cycles_count_its_resident_and_blocked_warps():
     core._settle(k, s, 0, 20)
     c = dict(zip(layout.COUNTERS, s.c.tolist(), strict=True))
     assert (c["warp_cycles"], c["busy_sm_cycles"], c["blocked_warp_cycles"]) == (40, 10, 20)
+
+
+def test_a_warp_exit_ends_the_load_blocks_of_its_sm_only():
+    """``_retire``: the SM's BLOCK_LOADS warps (CCWS's stack) are released, BLOCK_ALL and other SMs kept."""
+    from golden.gpu import core, layout
+    from golden.gpu.state import config_vector, new_state
+
+    g = gpu(n_sm=2, l2_partitions=2)
+    k = config_vector(g)
+    s = new_state(k, 2 * g.l1.lines, g.l2.lines)
+    slots = g.max_warps_per_sm
+    for slot in (0, 1, 2, slots + 1):
+        s.w[core.W_W_ACTIVE, slot] = 1
+    s.w[core.W_CTL_BLOCKED, 1] = layout.BLOCK_LOADS
+    s.w[core.W_CTL_BLOCKED, 2] = layout.BLOCK_ALL
+    s.w[core.W_CTL_BLOCKED, slots + 1] = layout.BLOCK_LOADS
+    s.sm[core.M_CTL_RESIDENT, 0] = s.sm[core.M_SM_WARPS, 0] = 3
+    s.cta[core.T_CTA_LIVE, 0] = 3
+    core._retire(k, s, 0)
+    assert s.w[core.W_CTL_BLOCKED, [1, 2, slots + 1]].tolist() == \
+        [layout.UNBLOCKED, layout.BLOCK_ALL, layout.BLOCK_LOADS]
+    assert s.sm[core.M_CTL_NBLOCKED, 0] == 1

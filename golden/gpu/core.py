@@ -142,7 +142,7 @@ OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
 # An SM's wake flags (``M_WAKE``) hold one bit per scheduler: all of them.
 WAKE_ALL = -1
 # A warp's ``ctl_blocked`` (SchedulerControl.blocked): may issue nothing, or anything but a global load.
-BLOCK_ALL, BLOCK_LOADS = layout.BLOCK_ALL, layout.BLOCK_LOADS
+UNBLOCKED, BLOCK_ALL, BLOCK_LOADS = layout.UNBLOCKED, layout.BLOCK_ALL, layout.BLOCK_LOADS
 WRITE_BACK = engine.WRITE_BACK
 WRITE_EVICT = engine.WRITE_EVICT
 MEMORY = engine.MEMORY
@@ -1112,6 +1112,14 @@ def _retire(K, S, g):
     S.sm[M_WAKE, sm] = WAKE_ALL
     S.w[W_W_ACTIVE, g] = False
     S.w[W_CTL_GWARP, g] = -1
+    # A warp's exit ends the load blocks (BLOCK_LOADS) of the SM's other warps: the policy that set
+    # them (CCWS) stacked the warps with this one among them and decides again at the SM's next L1
+    # access. Its public code restacks every cycle; without this an SM whose unblocked warps have
+    # all exited keeps the rest blocked until the whole GPU has nothing left to do (docs/timing.md).
+    base = sm * K[K_SLOTS]
+    for w2 in range(K[K_SLOTS]):
+        if S.w[W_CTL_BLOCKED, base + w2] == BLOCK_LOADS:
+            S.w[W_CTL_BLOCKED, base + w2] = UNBLOCKED
     _count_blocked(K, S, sm)
     S.sm[M_CTL_RESIDENT, sm] -= 1
     S.sm[M_SM_WARPS, sm] -= 1

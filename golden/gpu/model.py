@@ -35,7 +35,8 @@ SLICE = 1 << 16
 #: What a policy can read and set of the warp schedulers each cycle (``attach_scheduler``):
 #: ``limit[sm]`` (at most that many of the oldest warps may issue; 0 none), ``blocked[slot]``
 #: (``golden.gpu.layout``: 0 the warp may issue, ``BLOCK_ALL`` 1 it may not, ``BLOCK_LOADS`` 2 it
-#: may issue anything but a global load), ``priority[slot]`` (lower first for gto/oldest/swl order),
+#: may issue anything but a global load, until a warp of its SM exits), ``priority[slot]`` (lower first
+#: for gto/oldest/swl order),
 #: ``resident[sm]`` (resident warps), ``warp[slot]`` (the slot's warp: cta * warps_per_cta + warp,
 #: -1 when free). Slots are ``sm * max_warps_per_sm + slot``.
 #: Per-SM monitors (read-only, except ``window``): ``ready[sm]`` (warps able to issue: resident
