@@ -1115,7 +1115,8 @@ def _retire(K, S, g):
     # A warp's exit ends the load blocks (BLOCK_LOADS) of the SM's other warps: the policy that set
     # them (CCWS) stacked the warps with this one among them and decides again at the SM's next L1
     # access. Its public code restacks every cycle; without this an SM whose unblocked warps have
-    # all exited keeps the rest blocked until the whole GPU has nothing left to do (docs/timing.md).
+    # all exited keeps the rest blocked until its next L1 event, or, when none comes, until the whole
+    # GPU idles and the loop releases every block (_unblock; docs/policies/ciao18.md).
     base = sm * K[K_SLOTS]
     for w2 in range(K[K_SLOTS]):
         if S.w[W_CTL_BLOCKED, base + w2] == BLOCK_LOADS:

@@ -18,13 +18,15 @@ import numpy as np
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
+from golden.errors import InputError
 from golden.gpu import layout
 from golden.gpu.core import DEADLOCK, FINISHED, LOG_FIRST_CTA, LOG_READY, step_function
 from golden.gpu.program import Program, kernel_program
 from golden.gpu.state import ProgramArrays, config_vector, new_state, row, series_columns, start_kernel
 from golden.trace.model import KernelTrace
 
-__all__ = ["DeadlockError", "KernelTiming", "SchedulerControl", "TimingModel", "check_fits"]
+__all__ = ["DeadlockError", "KernelTiming", "SchedulerControl", "TimingModel", "check_fits",
+           "require_registers"]
 
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
@@ -100,6 +102,16 @@ def check_fits(gpu: GPUConfig, kernel: KernelTrace) -> None:
         if need > have:
             raise ValueError(f"{name}: a CTA of kernel {kernel.name!r} needs {need} {what}, more than the "
                              f"{have} an SM has, so it can never run")
+
+
+def require_registers(kernel: KernelTrace, where: str = "") -> None:
+    """Raise InputError unless ``kernel`` carries registers (the ``registers`` dependence rule).
+
+    ``where`` names the workload in the message.
+    """
+    if kernel.consumers is None:
+        raise InputError(f"dependences: 'registers' needs a trace with registers (an Accel-Sim import); "
+                         f"kernel {kernel.name!r}{' of ' + where if where else ''} has none")
 
 
 class TimingModel:
@@ -182,9 +194,8 @@ class TimingModel:
         """
         prog = self.program(kernel)
         registers = self.k[_K["dep"]] == layout.DEPENDENCES["registers"]
-        if registers and prog.use is None:
-            raise ValueError(f"dependences: 'registers' needs a trace with registers (an Accel-Sim "
-                             f"import); kernel {kernel.name!r} has none")
+        if registers:
+            require_registers(kernel)
         use = prog.use if registers else np.zeros(1, np.int64)
         arrays = ProgramArrays(prog.op, prog.space, prog.pc, prog.gap, prog.req_ptr, prog.req_line,
                                prog.req_sec, prog.warp_ptr, prog.tail, use)

@@ -17,15 +17,12 @@ from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.errors import InputError
 from golden.gpu import layout
-from golden.gpu.model import KernelTiming, TimingModel
+from golden.gpu.model import KernelTiming, TimingModel, require_registers
 from golden.gpu.state import series_columns
 from golden.policies.base import Policy
 from golden.trace.model import Workload
 
 __all__ = ["simulate_timed", "timing_summary", "kernel_row", "resolve_dependences"]
-
-#: Dependence rules a run may ask for: ``auto`` and the timing model's.
-DEPENDENCES = tuple(layout.DEPENDENCES)
 
 _INSTRUCTIONS = ("instructions", "global_instructions", "shared_instructions", "other_memory_instructions")
 
@@ -93,13 +90,12 @@ def resolve_dependences(workload: Workload, dependences: str) -> str:
     if dependences == "auto":
         with_registers = all(k.consumers is not None for k in workload.kernels)
         return "registers" if workload.kernels and with_registers else "next-memory"
-    if dependences not in DEPENDENCES:
-        raise InputError(f"dependences: must be auto or one of {', '.join(DEPENDENCES)}, not {dependences!r}")
+    if dependences not in layout.DEPENDENCES:
+        raise InputError(f"dependences: must be auto or one of {', '.join(layout.DEPENDENCES)}, "
+                         f"not {dependences!r}")
     if dependences == "registers":
         for k in workload.kernels:
-            if k.consumers is None:
-                raise InputError(f"dependences: 'registers' needs a trace with registers (an Accel-Sim "
-                                 f"import); kernel {k.name!r} of {workload.name} has none")
+            require_registers(k, workload.name)
     return dependences
 
 
