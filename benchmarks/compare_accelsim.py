@@ -51,10 +51,9 @@ against Accel-Sim"): Accel-Sim's cores have operand collectors, register
 banks, an instruction buffer and fetch, execution-unit pipelines and
 dual issue (``gpgpu_max_insn_issue_per_warp 2`` on Pascal) that gpucache
 does not model; its interconnect is a booksim iSLIP crossbar with 40-byte
-flits, gpucache's a latency and per-cycle bandwidth; its L2 picks the
-sub-partition from address bits (``dramid@8`` mapping) and indexes the
-partition address inside it, gpucache XOR-indexes 64-set slices
-(``xor_slices``); its DRAM is an FR-FCFS GDDR5 model with bank groups,
+flits, gpucache's a latency and per-cycle bandwidth (the L2's
+sub-partitions and set index are the same on both sides: ``slices``);
+its DRAM is an FR-FCFS GDDR5 model with bank groups,
 gpucache's a row-buffer latency per bank; its kernels start after a launch
 latency and its L1 is flushed between kernels (``gpgpu_flush_l1_cache 1``);
 the export appends an ``EXIT`` to each warp whose tail is empty.
@@ -241,7 +240,9 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True)
         # pipeline (no such queue without the option, GPGPU-Sim 3.x).
         "l1.lookup_latency": int(_option(text, "gpgpu_l1_latency") or 0), "l1.miss_latency": 0,
         "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
-        "l2.index": l2["index"], "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
+        # One set-index slice per sub-partition (GPGPU-Sim indexes each sub-partition's cache).
+        "l2.index": l2["index"], "l2.index_slices": subs,
+        "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
         "l2.sector_size": l2["sector"],
     }

@@ -12,10 +12,10 @@ from golden.configs import preset
 from golden.configs.schema import CacheConfig
 
 
-def direct_mapped(sets: int, index: str, smod_shift: int = 0, xor_slices: int = 0) -> CacheConfig:
+def direct_mapped(sets: int, index: str, smod_shift: int = 0, slices: int = 0) -> CacheConfig:
     """A 1-way cache of ``sets`` 64-byte lines."""
     return CacheConfig(size=64 * sets, assoc=1, line_size=64, index=index, smod_shift=smod_shift,
-                       xor_slices=xor_slices)
+                       slices=slices)
 
 
 def gpgpusim_xor(addr: np.ndarray, sets: int, line_size: int) -> np.ndarray:
@@ -71,12 +71,12 @@ def test_xor_sliced_sets_768_in_12():
     # 49163 = 12 * 4096 + 11: slice 11, q = 2**12 has no bit in the folded fields -> 704.
     lines = [0, 5, 12, 768, 787, 2366, 49163]
     expected = [0, 320, 1, 1, 448, 134, 704]
-    assert set_indices(direct_mapped(768, "xor", xor_slices=12), lines).tolist() == expected
+    assert set_indices(direct_mapped(768, "xor", slices=12), lines).tolist() == expected
     assert set_indices(preset("ciao18").l2, lines).tolist() == expected
 
 
 def test_xor_default_slices_768():
-    # xor_slices = 0: the largest power of 2 dividing 768 is 256, so 3 slices of 256 sets,
+    # slices = 0: the largest power of 2 dividing 768 is 256, so 3 slices of 256 sets,
     # slice = line % 3, q = line // 3, set = 256 * slice + ((q & 255) ^ ((q >> 8) & 255)).
     # 7: slice 1, q 2 -> 258.  768: slice 0, q 256 = 0b1_00000000 -> 0 ^ 1 = 1.
     # 797 = 3 * 265 + 2: slice 2, q 265 = 0b1_00001001 -> 9 ^ 1 = 8, so 512 + 8 = 520.
@@ -86,15 +86,15 @@ def test_xor_default_slices_768():
 
 
 def test_xor_sliced_power_of_two_sets():
-    # 8 sets in 2 slices of 4 (explicit xor_slices): slice = line % 2, q = line // 2,
+    # 8 sets in 2 slices of 4 (explicit slices): slice = line % 2, q = line // 2,
     # set = 4 * slice + ((q & 3) ^ ((q >> 2) & 3)).
     # 3: slice 1, q 1 -> 5.  8: slice 0, q 4 -> 0 ^ 1 = 1.  13: slice 1, q 6 -> 2 ^ 1 = 3, so 7.
     # Unsliced, 8 -> 0 ^ 1 = 1, 13 = 0b1_101 -> 5 ^ 1 = 4.
-    assert set_indices(direct_mapped(8, "xor", xor_slices=2), [3, 8, 13]).tolist() == [5, 1, 7]
+    assert set_indices(direct_mapped(8, "xor", slices=2), [3, 8, 13]).tolist() == [5, 1, 7]
     assert set_indices(direct_mapped(8, "xor"), [3, 8, 13]).tolist() == [3, 1, 4]
 
 
-def test_xor_slices_match_gpgpusim_per_sub_partition():
+def test_slices_match_gpgpusim_per_sub_partition():
     """12 GPGPU-Sim caches of 64 sets, lines interleaved over them, each hashing its partition address."""
     line_size, slices, per = 128, 12, 64
     addr = np.random.default_rng(5).integers(0, 1 << 40, 2000)
@@ -104,9 +104,41 @@ def test_xor_slices_match_gpgpusim_per_sub_partition():
     assert (set_indices(preset("ciao18").l2, line) == expected).all()
 
 
-def test_xor_slices_fill_every_set_evenly():
+def gpgpusim_dramid8_sub_partition(addr, channels: int = 12, per_channel: int = 2):
+    """GPGPU-Sim's ``addrdec_tlx`` for ``dramid@8`` with a channel count that is not a power of 2.
+
+    The kim20 (SM6_TITANX, 537b342a) mapping ``...RBBBCCCC.BCCSSSSS``: chip = (addr >> 8) mod
+    channels, the address above bit 8 divided by the channels; the bank's lowest bit (bit 7)
+    picks the sub-partition, and ``partition_address`` drops the chip and that bit.
+    """
+    chip = (addr >> 8) % channels
+    rest = ((addr >> 8) // channels << 8) | (addr & 0xFF)
+    sub = chip * per_channel + ((rest >> 7) & (per_channel - 1))
+    part_addr = ((rest >> 8) << 7) | (rest & 0x7F)  # sub_partition_id_mask 0x80 packed out
+    return sub, part_addr
+
+
+def test_kim20_l2_matches_gpgpusim_dramid8_linear():
+    """24 GPGPU-Sim sub-partitions of 64 sets, each indexing its partition address linearly."""
+    addr = np.random.default_rng(6).integers(0, 1 << 40, 4000)
+    sub, part_addr = gpgpusim_dramid8_sub_partition(addr)
+    expected = sub * 64 + (part_addr >> 7) % 64
+    assert (set_indices(preset("kim20").l2, addr // 128) == expected).all()
+
+
+def test_mod_sliced_sets():
+    # 8 sets in 2 slices of 4: slice = line % 2, q = line // 2, set = 4 * slice + q % 4.
+    assert set_indices(direct_mapped(8, "mod", slices=2), [3, 8, 13, 22]).tolist() == [5, 0, 6, 3]
+    # Lines 24 apart in the kim20 L2 (a 3 KB row stride) stay in one slice and walk its sets
+    # linearly; XOR indexing folds the bits above the slice's index into the set.
+    lines = np.arange(0, 24 * 128, 24)
+    assert set_indices(direct_mapped(1536, "mod", slices=24), lines).tolist() == list(range(64)) * 2
+    assert set_indices(direct_mapped(1536, "xor", slices=24), lines).tolist() != list(range(64)) * 2
+
+
+def test_slices_fill_every_set_evenly():
     # 12 * 64 * 64 consecutive lines give each slice 4096 consecutive q; XOR maps those evenly.
-    sets = set_indices(direct_mapped(768, "xor", xor_slices=12), np.arange(12 * 64 * 64))
+    sets = set_indices(direct_mapped(768, "xor", slices=12), np.arange(12 * 64 * 64))
     assert (np.bincount(sets, minlength=768) == 64).all()
 
 
@@ -135,11 +167,13 @@ def test_power_of_two_sets_unchanged(index, sets):
     assert set_indices(cfg, _POW2_LINES).tolist() == _POW2_SETS[index, sets]
 
 
-def test_xor_sliced_cache_matches_reference():
-    """The ciao18 L2 geometry (768 sets, 8 ways, 12 slices) on the engine and on reference.py."""
-    cfg = preset("ciao18").l2
+@pytest.mark.parametrize("name", ["ciao18", "kim20"])
+def test_sliced_cache_matches_reference(name):
+    """The ciao18 L2 (768 sets, 8 ways, 12 XOR slices) and the kim20 L2 (1536 sets, 16 ways,
+    24 linear slices) on the engine and on reference.py."""
+    cfg = preset(name).l2
     rng = np.random.default_rng(9)
-    lines = rng.integers(0, 12 * 64 * 40, 4000) * rng.integers(1, 3, 4000)
+    lines = rng.integers(0, cfg.index_slices * 64 * 40, 4000) * rng.integers(1, 3, 4000)
     ops = rng.choice(np.array([1, 1, 1, 2], np.uint8), lines.size)
     cache = Cache(cfg)
     hits = cache.access(lines, ops)
@@ -206,21 +240,35 @@ def test_index_config_errors():
     assert set_indices(six, [5, 6]).tolist() == [0, 1]
 
 
-def test_xor_slices_config():
+def test_slices_config():
     assert direct_mapped(6, "xor").index_slices == 3  # 3 slices of 2
     assert direct_mapped(1, "xor").index_slices == 1  # one set: fully associative, as before
-    assert direct_mapped(1024, "xor", xor_slices=16).index_slices == 16
-    # Other index functions ignore xor_slices, as they ignore smod_shift.
-    assert direct_mapped(8, "mod", xor_slices=3).index_slices == 1
+    assert direct_mapped(1024, "xor", slices=16).index_slices == 16
+    assert direct_mapped(1536, "mod", slices=24).index_slices == 24
+    assert direct_mapped(8, "mod").index_slices == 1
+    assert direct_mapped(8, "mod", slices=8).index_slices == 8  # one set per slice: plain mod
+    # Other index functions ignore slices, as they ignore smod_shift.
+    assert direct_mapped(8, "prime", slices=3).index_slices == 1
+    assert direct_mapped(8, "smod", slices=3).index_slices == 1
 
 
 @pytest.mark.parametrize("sets, slices, message", [
     (3, 0, "index: 'xor' needs 1 or an even number of sets (at least 2 per power-of-2 slice), not 3"),
-    (768, 5, "xor_slices: must divide the 768 sets into power-of-2 slices, not 5"),
-    (768, 256, "xor_slices: must divide the 768 sets into power-of-2 slices, not 256"),
-    (768, 768, "xor_slices: must leave at least 2 of the 768 sets per slice, not 768"),
-    (8, -1, "xor_slices: must be a non-negative integer, not -1"),
+    (768, 5, "slices: must divide the 768 sets into power-of-2 slices, not 5"),
+    (768, 256, "slices: must divide the 768 sets into power-of-2 slices, not 256"),
+    (768, 768, "slices: must leave at least 2 of the 768 sets per slice, not 768"),
+    (8, -1, "slices: must be a non-negative integer, not -1"),
 ])
-def test_xor_slices_config_errors(sets, slices, message):
+def test_slices_config_errors(sets, slices, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
-        direct_mapped(sets, "xor", xor_slices=slices)
+        direct_mapped(sets, "xor", slices=slices)
+
+
+@pytest.mark.parametrize("sets, slices, message", [
+    (1536, 0, "index: 'mod' needs a power-of-2 number of sets, not 1536"),
+    (1536, 5, "slices: must divide the 1536 sets into power-of-2 slices, not 5"),
+    (1536, 512, "slices: must divide the 1536 sets into power-of-2 slices, not 512"),
+])
+def test_mod_slices_config_errors(sets, slices, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        direct_mapped(sets, "mod", slices=slices)

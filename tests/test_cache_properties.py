@@ -19,17 +19,17 @@ def cache_configs(draw, line_size=64, index=None):
     index = index or draw(st.sampled_from(INDEX_FUNCTIONS))
     replacement = draw(st.sampled_from(REPLACEMENTS))
     assoc = draw(st.sampled_from([1, 2, 4] if replacement == "plru" else [1, 2, 3, 4]))
-    xor_slices = 0
+    slices = 0
     if index == "prime":
         sets = draw(st.sampled_from([1, 3, 5, 6, 8]))
     elif index == "xor":
-        # Power-of-2 and sliced set counts; xor_slices 0 (chosen) or any count leaving
+        # Power-of-2 and sliced set counts; slices 0 (chosen) or any count leaving
         # power-of-2 slices of at least 2 sets.
         sets = draw(st.sampled_from([1, 2, 4, 8, 6, 10, 12, 24]))
-        xor_slices = draw(st.sampled_from(
+        slices = draw(st.sampled_from(
             [0] + [n for n in range(1, sets) if sets % n == 0 and (sets // n).bit_count() == 1]))
     return CacheConfig(size=sets * assoc * line_size, assoc=assoc, line_size=line_size, index=index,
-                       smod_shift=draw(st.integers(0, 3)), xor_slices=xor_slices, replacement=replacement,
+                       smod_shift=draw(st.integers(0, 3)), slices=slices, replacement=replacement,
                        write=draw(st.sampled_from(WRITE_POLICIES)), seed=draw(st.integers(0, 2**32)))
 
 

@@ -49,17 +49,23 @@ def test_set_option_replaces_or_appends():
     assert cmp._option(text, "gpgpu_gmem_skip_L1D") == "0"
 
 
-def test_kim20_matches_its_source_but_for_the_l2_index():
-    assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == [
+def test_kim20_matches_its_source():
+    assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == []
+
+
+def test_an_l2_index_or_slicing_unlike_the_source_is_reported():
+    gpu = preset("kim20")
+    assert cmp.machine_differences(KIM20_TEXT, gpu.replace(l2=gpu.l2.replace(index="xor"))) == [
         "l2.index: gpucache 'xor', Accel-Sim 'mod'"]
+    assert cmp.machine_differences(KIM20_TEXT, gpu.replace(l2=gpu.l2.replace(slices=12))) == [
+        "l2.index_slices: gpucache 12, Accel-Sim 24"]
 
 
 def test_a_build_without_the_streaming_mshr_override_is_reported(tmp_path):
     # GPGPU-Sim HEAD (667834cf) keeps the string's A:256:8 for a streaming L1; 537b342a's
     # cache_config::init replaced it with 3,072 entries of 64 merges, as the kim20 preset has.
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), streaming_mshrs=False) == [
-        "l1.mshrs: gpucache 3072, Accel-Sim 256", "l1.mshr_merges: gpucache 64, Accel-Sim 8",
-        "l2.index: gpucache 'xor', Accel-Sim 'mod'"]
+        "l1.mshrs: gpucache 3072, Accel-Sim 256", "l1.mshr_merges: gpucache 64, Accel-Sim 8"]
     header = tmp_path / "accel-sim-framework/gpu-simulator/gpgpu-sim/src/gpgpu-sim/gpu-cache.h"
     assert cmp.streaming_mshrs_of(tmp_path) is None
     header.parent.mkdir(parents=True)

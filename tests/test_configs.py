@@ -89,7 +89,7 @@ def test_ciao18_tables():
     # ciao18 Section V.A: XOR set-index hashing in the L1 and the L2. The L1 is one 32-set slice;
     # the 768-set L2 is XOR-indexed per slice, GPGPU-Sim's 12 sub-partitions of 64 sets.
     assert (l1.index, l1.index_slices) == ("xor", 1)
-    assert (l2.sets, l2.index, l2.xor_slices, l2.index_slices) == (768, "xor", 12, 12)
+    assert (l2.sets, l2.index, l2.slices, l2.index_slices) == (768, "xor", 12, 12)
     # GTX 480: 6 channels x 2 sub-partitions; L1D 32 MSHRs x 8 merges, miss queue 8.
     assert (g.l2_partitions, g.dram_channels) == (12, 6) and l2.index_slices == g.l2_partitions
     assert (l1.mshrs, l1.mshr_merges, l1.miss_queue) == (32, 8, 8)
@@ -222,10 +222,10 @@ def test_dump_toml_round_trip(tmp_path, name):
     assert g == preset(name)
 
 
-def test_load_xor_slices(tmp_path):
+def test_load_slices(tmp_path):
     # 0 chooses the slices: 768 = 3 x 256 sets.
-    g = load_config(write(tmp_path, "x.toml", 'base = "ciao18"\n[l2]\nxor_slices = 0\n'))
-    assert (g.l2.xor_slices, g.l2.index_slices) == (0, 3)
+    g = load_config(write(tmp_path, "x.toml", 'base = "ciao18"\n[l2]\nslices = 0\n'))
+    assert (g.l2.slices, g.l2.index_slices) == (0, 3)
     assert g.l1 == preset("ciao18").l1
 
 
@@ -272,13 +272,13 @@ def test_config_from_dict():
      "{f}:2: l1.line_size: must be a power of 2 of at least 4 bytes, not 48"),
     ('base = "tian15"\n[l1]\nsize = 1000\n',
      "{f}:3: l1.size: 1000 bytes is not a whole number of sets of 8 x 64-byte lines"),
-    ('base = "ciao18"\n[l2]\nxor_slices = 5\n',
-     "{f}:3: l2.xor_slices: must divide the 768 sets into power-of-2 slices, not 5"),
-    # ciao18's 12 slices do not divide the 1024 sets of a 6-way L2 (xor_slices is inherited).
+    ('base = "ciao18"\n[l2]\nslices = 5\n',
+     "{f}:3: l2.slices: must divide the 768 sets into power-of-2 slices, not 5"),
+    # ciao18's 12 slices do not divide the 1024 sets of a 6-way L2 (slices is inherited).
     ('base = "ciao18"\n[l2]\nassoc = 6\n',
-     "{f}:2: l2.xor_slices: must divide the 1024 sets into power-of-2 slices, not 12"),
-    ('base = "ciao18"\n[l2]\nxor_slices = -1\n',
-     "{f}:3: l2.xor_slices: must be a non-negative integer, not -1"),
+     "{f}:2: l2.slices: must divide the 1024 sets into power-of-2 slices, not 12"),
+    ('base = "ciao18"\n[l2]\nslices = -1\n',
+     "{f}:3: l2.slices: must be a non-negative integer, not -1"),
     ('base = "tian15"\nl1 = 5\n',
      "{f}:2: l1: must be a table, not 5"),
     ('n_sm = 2\n[policy_params]\nciao = 8\n',

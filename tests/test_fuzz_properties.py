@@ -129,7 +129,7 @@ _CACHE_VALUES = {
     "line_size": st.sampled_from([4, 32, 48, 64, 128, 256, 1 << 16, 0]),
     "sector_size": st.sampled_from([0, 8, 32, 64, 3]),
     "index": st.sampled_from(["mod", "xor", "prime", "smod", "bad"]),
-    "smod_shift": st.integers(-1, 40), "xor_slices": st.integers(-1, 64),
+    "smod_shift": st.integers(-1, 40), "slices": st.integers(-1, 64),
     "replacement": st.sampled_from(["lru", "plru", "fifo", "random", "lfu", 3]),
     "write": st.sampled_from(["write-through", "write-evict", "write-back", None]),
     "allocate": st.sampled_from(["on-miss", "on-fill"]),

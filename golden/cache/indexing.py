@@ -4,13 +4,17 @@ Every function takes a *line number* (byte address // line size) and a
 cache of ``S`` sets (``S`` a power of two for ``mod`` and ``smod``):
 
 ``mod``
-    ``line mod S``: the low ``log2 S`` bits of the line number.
+    ``line mod S``: the low ``log2 S`` bits of the line number. With
+    ``N = CacheConfig.index_slices > 1`` slices of ``T = S / N`` sets
+    (GPGPU-Sim's L2 sub-partitions with linear set indexing): ``slice = line
+    mod N`` and ``set = slice * T + (q mod T)`` with ``q = line // N``, the
+    line number inside the slice (GPGPU-Sim's ``partition_address``).
 ``xor``
     GPGPU-Sim's ``BITWISE_XORING_FUNCTION`` (``cache_config::hash_function``
     in ``src/gpgpu-sim/gpu-cache.cc``, with ``bitwise_hash_function`` in
     ``hashing.cc``) on each of ``N = CacheConfig.index_slices`` equal slices
     of ``T = S / N`` sets (``T`` a power of two). With ``N = 1`` (every
-    power-of-two ``S`` unless ``xor_slices`` says otherwise):
+    power-of-two ``S`` unless ``slices`` says otherwise):
     ``index = line & (T - 1)``, ``higher = line >> log2 T``,
     ``set = index ^ (higher & (T - 1))``. Only the ``log2 T`` tag bits right
     above the index are folded in, exactly as GPGPU-Sim does; higher tag bits
@@ -86,11 +90,14 @@ def set_index(line, kind, mask, log2_sets, prime, shift, slices):
 
     ``mask = T - 1`` and ``log2_sets = log2 T`` serve the power-of-two
     functions, with ``T`` the sets of one slice (``S`` except for a sliced
-    ``xor``), ``slices`` the XOR slice count, ``prime`` the prime modulo,
+    ``mod`` or ``xor``), ``slices`` the slice count, ``prime`` the prime modulo,
     ``shift`` the SMOD shift.
     """
     if kind == INDEX_MOD:
-        return line & mask
+        if slices == 1:
+            return line & mask
+        q = line // slices
+        return (line - q * slices) * (mask + 1) + (q & mask)
     if kind == INDEX_XOR:
         if slices == 1:
             return (line ^ (line >> log2_sets)) & mask

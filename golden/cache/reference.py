@@ -48,9 +48,10 @@ class RefCache:
         sets, ways = cfg.sets, cfg.assoc
         self.sets, self.ways = sets, ways
         self.prime = max([p for p in range(1, sets + 1) if _is_prime(p)], default=1)
-        # XOR slices: the explicit count, else the fewest slices whose set count is a power of two.
-        self.slices = cfg.xor_slices or min(n for n in range(1, sets + 1)
-                                            if sets % n == 0 and (sets // n).bit_count() == 1)
+        # Slices: the explicit count, else one (mod) or the fewest slices whose set count is a
+        # power of two (xor).
+        self.slices = cfg.slices or min(n for n in range(1, sets + 1)
+                                        if sets % n == 0 and (sets // n).bit_count() == 1)
         self.lines = [[[None] * ways for _ in range(sets)] for _ in range(n)]
         self.dirty = [[[False] * ways for _ in range(sets)] for _ in range(n)]
         self.recency = [[[] for _ in range(sets)] for _ in range(n)]  # least recent first
@@ -65,7 +66,10 @@ class RefCache:
         """The set of a line number."""
         cfg, sets = self.cfg, self.sets
         if cfg.index == "mod":
-            return line % sets
+            # Slice line % slices holds the lines q * slices + slice; within it, q indexes linearly.
+            q, slice_ = divmod(line, self.slices)
+            per = sets // self.slices
+            return slice_ * per + q % per
         if cfg.index == "xor":
             # Slice line % slices holds the lines q * slices + slice; within it, q is XOR-indexed.
             q, slice_ = divmod(line, self.slices)

@@ -116,11 +116,12 @@ _KIM20 = GPUConfig(
         size=3 * MB, assoc=16, line_size=128, sector_size=32, replacement="lru",
         write="write-back", allocate="on-miss", hit_latency=120,
         mshrs=256, mshr_merges=64, miss_queue=16,
-        # choice: gpucache's L2 is one set array whose 24 slices of 64 sets are the sub-partitions
-        # (partition = slice). GPGPU-Sim picks the sub-partition from address bits above bit 8
-        # and indexes linearly inside it; 1536 sets are not a power of 2, so the slices are
-        # XOR-indexed, which spreads consecutive lines over the slices the same way.
-        index="xor", xor_slices=24,
+        # gpucache's L2 is one set array whose 24 slices of 64 sets are the sub-partitions
+        # (partition = slice). GPGPU-Sim's "dramid@8" mapping with 12 channels of 2
+        # sub-partitions sends line L to sub-partition 2 * ((L >> 1) mod 12) + (L & 1), a
+        # relabelling of L mod 24, and its linear set index ("L") takes the partition address
+        # L // 24 mod 64: index "mod" in 24 slices is exactly that (docs/configs.md).
+        index="mod", slices=24,
     ),
     l2_partitions=24,
     scheduler="gto",
@@ -157,7 +158,7 @@ _KIM20 = GPUConfig(
 # hashing technique [26]"; the baseline scheduler is GTO (Table II's Best-SWL and CIAO run on GTO).
 # choice: GPGPU-Sim's GTX 480 L2 is 12 slices of 64 sets ("64 sets, each 128 bytes 8-way for each
 # memory sub partition", -gpgpu_n_mem 6, -gpgpu_n_sub_partition_per_mchannel 2 in its
-# configs/GTX480/gpgpusim.config), so the L2 is XOR-indexed per 64-set slice: xor_slices = 12
+# configs/GTX480/gpgpusim.config), so the L2 is XOR-indexed per 64-set slice: slices = 12
 # (the default for 768 sets would be 3 slices of 256). See docs/configs.md and docs/cache.md.
 _CIAO18 = GPUConfig(
     name="ciao18",
@@ -177,7 +178,7 @@ _CIAO18 = GPUConfig(
     l2=CacheConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",
-        replacement="lru", index="xor", xor_slices=12, banks=2,
+        replacement="lru", index="xor", slices=12, banks=2,
         # GTX480 "-gpgpu_cache:dl2 64:128:8,L:B:m:W,A:32:4,4:0,32": 32 MSHRs of 4 merges per
         # sub-partition; "-gpgpu_l2_rop_latency 120".
         mshrs=32, mshr_merges=4, miss_queue=4, hit_latency=120,

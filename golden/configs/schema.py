@@ -48,7 +48,7 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 #: Inclusive (low, high) of each integer field of a cache level.
 CACHE_LIMITS = {
     "size": (1, 1 << 32), "assoc": (1, 1 << 16), "line_size": (4, 1 << 16), "sector_size": (0, 1 << 16),
-    "smod_shift": (0, 32), "xor_slices": (0, 1 << 24), "tag_latency": (0, 1 << 20),
+    "smod_shift": (0, 32), "slices": (0, 1 << 24), "tag_latency": (0, 1 << 20),
     "data_latency": (0, 1 << 20), "hit_latency": (0, 1 << 20), "miss_latency": (0, 1 << 20),
     "lookup_latency": (0, 1 << 20),
     "banks": (1, 1024), "ports": (1, 1024),
@@ -118,10 +118,12 @@ class CacheConfig:
         Set-index function, one of :data:`INDEX_FUNCTIONS`.
     smod_shift : int
         For ``index = "smod"``: how many bits the index field is shifted up (RDGC's n).
-    xor_slices : int
-        For ``index = "xor"``: how many equal slices the sets form, each XOR-indexed on its
-        own (GPGPU-Sim's L2 sub-partitions). 0 chooses ``sets / 2**k`` for the largest power
-        of two ``2**k`` dividing ``sets``: 1 for a power-of-2 set count. See
+    slices : int
+        For ``index = "mod"`` or ``"xor"``: how many equal slices the sets form (GPGPU-Sim's
+        L2 sub-partitions): ``line mod slices`` picks the slice, which indexes its own line
+        number ``line // slices`` linearly (``mod``) or XOR-hashed (``xor``). 0 means one
+        slice for ``mod`` (the set count must then be a power of two) and, for ``xor``,
+        ``sets / 2**k`` for the largest power of two ``2**k`` dividing ``sets``. See
         :attr:`index_slices`. Ignored by the other index functions, as ``smod_shift`` is.
     replacement : str
         One of :data:`REPLACEMENTS`.
@@ -165,7 +167,7 @@ class CacheConfig:
     sector_size: int = 0
     index: str = "mod"
     smod_shift: int = 0
-    xor_slices: int = 0
+    slices: int = 0
     replacement: str = "lru"
     write: str = "write-back"
     allocate: str = "on-miss"
@@ -196,10 +198,11 @@ class CacheConfig:
                               ("write", WRITE_POLICIES), ("allocate", ALLOCATE_POLICIES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
-        if self.index in ("mod", "smod") and not _pow2(self.sets):
-            raise ValueError(f"index: {self.index!r} needs a power-of-2 number of sets, not {self.sets}")
-        if self.index == "xor":
-            self._check_xor_slices()
+        if self.index == "smod" or (self.index == "mod" and not self.slices):
+            if not _pow2(self.sets):
+                raise ValueError(f"index: {self.index!r} needs a power-of-2 number of sets, not {self.sets}")
+        if self.index in ("mod", "xor"):
+            self._check_slices()
         if self.replacement == "plru" and not _pow2(self.assoc):
             raise ValueError(f"replacement: tree pseudo-LRU needs power-of-2 ways, not {self.assoc}")
         if self.replacement == "plru" and self.assoc > MAX_PLRU_WAYS:
@@ -218,27 +221,30 @@ class CacheConfig:
     def index_slices(self) -> int:
         """Equal slices the set-index function splits the sets into.
 
-        For ``index = "xor"``: ``xor_slices``, or when that is 0 ``sets / 2**k``
-        for the largest power of two ``2**k`` dividing ``sets`` (768 sets: 3
-        slices of 256). 1 for the other index functions.
+        For ``index = "mod"``: ``slices``, or 1 when that is 0. For
+        ``index = "xor"``: ``slices``, or when that is 0 ``sets / 2**k`` for the
+        largest power of two ``2**k`` dividing ``sets`` (768 sets: 3 slices of
+        256). 1 for the other index functions.
         """
+        if self.index == "mod":
+            return self.slices or 1
         if self.index != "xor":
             return 1
         sets = self.sets
-        return self.xor_slices or sets // (sets & -sets)
+        return self.slices or sets // (sets & -sets)
 
-    def _check_xor_slices(self) -> None:
-        sets, slices = self.sets, self.xor_slices
-        # One set per slice leaves no index bits to hash: the set would be plain mod indexing.
+    def _check_slices(self) -> None:
+        sets, slices = self.sets, self.slices
         if not slices:
-            if sets > 1 and sets % 2:
+            if self.index == "xor" and sets > 1 and sets % 2:
                 raise ValueError(f"index: 'xor' needs 1 or an even number of sets (at least 2 per "
                                  f"power-of-2 slice), not {sets}")
             return
         if sets % slices or not _pow2(sets // slices):
-            raise ValueError(f"xor_slices: must divide the {sets} sets into power-of-2 slices, not {slices}")
-        if sets // slices == 1 and sets > 1:
-            raise ValueError(f"xor_slices: must leave at least 2 of the {sets} sets per slice, not {slices}")
+            raise ValueError(f"slices: must divide the {sets} sets into power-of-2 slices, not {slices}")
+        # One set per XOR slice leaves no index bits to hash: that is plain mod indexing.
+        if self.index == "xor" and sets // slices == 1 and sets > 1:
+            raise ValueError(f"slices: must leave at least 2 of the {sets} sets per slice, not {slices}")
 
     @property
     def lines(self) -> int:
