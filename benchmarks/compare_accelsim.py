@@ -235,6 +235,7 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True)
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
         "l1.allocate": l1["allocate"], "l1.index": l1["index"], "l1.sector_size": l1["sector"],
+        "l1.write": l1["write"], "l2.write": l2["write"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: gpucache's lookup
         # pipeline (no such queue without the option, GPGPU-Sim 3.x).
@@ -283,6 +284,9 @@ def _field(gpu: GPUConfig, key: str):
 
 _INDEX = {"L": "mod", "X": "xor", "H": "fermi-hash", "P": "ipoly"}
 _ALLOC = {"m": "on-miss", "f": "on-fill", "s": "on-fill"}
+#: GPGPU-Sim's write policy letters. "L" is LOCAL_WB_GLOBAL_WT, whose global store hit evicts the
+#: line (data_cache::wr_hit_global_we_local_wb); the built-in workloads' stores are all global.
+_WRITE = {"R": "read-only", "B": "write-back", "T": "write-through", "E": "write-evict", "L": "write-evict"}
 
 
 def streaming_mshrs_of(build: Path) -> bool | None:
@@ -311,6 +315,7 @@ def _cache_fields(spec: str, streaming_mshrs: bool = True) -> dict:
         mshrs, merges = int(sets) * int(assoc) * 4 * (4 if kind == "S" else 1), 64
     return {"size": int(sets) * int(line) * int(assoc), "assoc": int(assoc), "line": int(line),
             "sector": 32 if kind == "S" else 0, "allocate": _ALLOC[policy[2]], "index": _INDEX[policy[4]],
+            "write": _WRITE[policy[1]],
             "mshrs": mshrs, "merges": merges, "mq": int(spec.split(",")[3].split(":")[0])}
 
 

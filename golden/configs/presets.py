@@ -110,7 +110,8 @@ _KIM20 = GPUConfig(
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: every access waits it
         # before the lookup, misses included (docs/configs.md, docs/timing.md "Lookup pipeline").
         lookup_latency=82,
-        replacement="lru", write="write-through", index="mod",
+        # "L:L:s:N:L": write policy "L", a global store hit evicts the line (as the ciao18 L1).
+        replacement="lru", write="write-evict", index="mod",
     ),
     l2=CacheConfig(
         size=3 * MB, assoc=16, line_size=128, sector_size=32, replacement="lru",
@@ -167,7 +168,10 @@ _CIAO18 = GPUConfig(
     max_threads_per_sm=1536,
     max_warps_per_sm=1536 // 32,
     l1=CacheConfig(
-        size=16 * KB, assoc=4, line_size=128, write="write-through", replacement="lru",
+        # Table I's "local write-back, global write-through" is GPGPU-Sim's write policy "L"
+        # (LOCAL_WB_GLOBAL_WT), whose global store hit evicts the line
+        # (data_cache::wr_hit_global_we_local_wb, 3.2.2 and HEAD): write-evict (docs/configs.md).
+        size=16 * KB, assoc=4, line_size=128, write="write-evict", replacement="lru",
         index="xor", hit_latency=1,
         # GPGPU-Sim 3.2.2 configs/GTX480: "-gpgpu_cache:dl1 32:128:4,L:L:m:N,A:32:8,8":
         # 32 MSHRs of 8 merges, a miss queue of 8, allocate on miss.
