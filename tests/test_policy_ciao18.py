@@ -297,6 +297,20 @@ def test_ccws_llds_is_truncated_and_may_be_zero():
     assert ps.st[S_VTA_HITS] == 1 and ps.score[0] == 100
 
 
+@pytest.mark.parametrize("name", ["ciao-t", "ccws"])
+def test_a_write_evict_store_hit_is_no_victim(name):
+    """A store hit that a write-evict L1 invalidates (op 2; an atomic, op 3) inserts no victim
+    tag, as GPGPU-Sim's wr_hit_we passes no evicted block on; a load's replacement (op 1) does."""
+    ps, _ = _sched(name)
+    for op in (2, 3):
+        ps.owner[0] = 0
+        sched_on_evict(ps, _acc(c=0, warp=1, op=op, set=0, kernel=0), np.int64(0), np.int64(6), np.int64(0))
+    assert ps.st[S_INSERTS] == 0
+    ps.owner[0] = 0
+    sched_on_evict(ps, _acc(c=0, warp=1, op=1, set=0, kernel=0), np.int64(0), np.int64(6), np.int64(0))
+    assert ps.st[S_INSERTS] == 1
+
+
 def test_ccws_store_invalidates_its_line_in_every_warps_vta():
     ps, _ = _sched("ccws")
     _evict(ps, 0, 2, 6)

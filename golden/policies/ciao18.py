@@ -80,7 +80,7 @@ from golden.units.ciao_vta import VTA_LINE_BITS, VTA_WAYS, check_vta_params
 __all__ = ["CiaoT", "CiaoP", "CiaoC", "CCWS", "SchedState", "CCWS_DEFAULTS", "MODE_CIAO_T", "MODE_CCWS",
            "MODE_CIAO_P", "MODE_CIAO_C"]
 
-LOAD, STORE = 1, 2
+LOAD, STORE, ATOMIC = 1, 2, 3
 MODE_CIAO_T, MODE_CCWS, MODE_CIAO_P, MODE_CIAO_C = 0, 1, 2, 3
 #: CCWS's public configuration (Rogers et al. MICRO'12, as issue 14 gives it).
 CCWS_DEFAULTS = {"vta_ways": 16, "base_score": 100, "k_vc": 8, "k_wsc": 8}
@@ -530,9 +530,12 @@ def sched_on_evict(state, a, way, line, dirty):
 
     A block leaving the shared-memory cache comes with ``a.set = -1`` and its
     owner's slot as ``way`` (the timing model keeps the WID in the block's tag).
+    Only a load's replacement is a victim: a store hit that a write-evict L1
+    invalidates is not (GPGPU-Sim's ``wr_hit_we`` sets the line invalid and
+    passes no evicted block on, so neither CIAO's nor CCWS's VTA sees it).
     """
     ps = by_ref(state)  # the functions below take the state's ~40 arrays by pointer
-    if ps.p[P_W] == 0:
+    if ps.p[P_W] == 0 or a.op == STORE or a.op == ATOMIC:
         return
     sm = a.c
     o = way if a.set < 0 else ps.owner[sm * ps.p[P_LINES] + a.set * ps.p[P_ASSOC] + way]
