@@ -81,7 +81,8 @@ def test_ciao18_tables():
     assert (g.n_sm, g.max_threads_per_sm, g.max_warps_per_sm) == (15, 1536, 48)
     l1 = g.l1
     assert (l1.size, l1.line_size, l1.assoc, l1.sets) == (16 * KB, 128, 4, 32)
-    assert (l1.write, l1.replacement, l1.latency, l1.index) == ("write-through", "lru", 1, "xor")
+    # Table I's "global write-through" is GPGPU-Sim's policy "L": a global store hit evicts the line.
+    assert (l1.write, l1.replacement, l1.latency, l1.index) == ("write-evict", "lru", 1, "xor")
     assert (g.shared_mem_bytes, g.shared_mem_banks) == (48 * KB, 32)
     l2 = g.l2
     assert (l2.size, l2.line_size, l2.assoc) == (768 * KB, 128, 8)
