@@ -93,7 +93,8 @@ __all__ = ["step_function"]
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
  C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
- C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES) = range(len(layout.COUNTERS))
+ C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES, C_QUIET_CYCLES,
+ C_QUIET_HELD_CYCLES) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -626,7 +627,24 @@ def _settle(K, S, sm, upto):
         for k in range(sm * n_sched, (sm + 1) * n_sched):
             S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += n
         _window_cycles(S, sm, first, n)
+        _retries(S, sm, n)
+        S.c[C_QUIET_CYCLES] += n
+        if S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_LQ_N, sm] > 0 and S.sm[M_LQ_FAIL, sm] > 0:
+            S.c[C_QUIET_HELD_CYCLES] += n
     S.sm[M_QUIET_FROM, sm] = upto
+
+
+def _retries(S, sm, n):
+    """Count ``n`` more cycles of ``sm``'s held reservation failures.
+
+    A failed request is retried every cycle with the same outcome until something
+    happens to the SM: the LD/ST unit's (``ld_fail``) and the lookup pipeline
+    head's (``lq_fail``), each counted under its kind once a cycle.
+    """
+    if S.sm[M_LD_SLOT, sm] >= 0 and S.sm[M_LD_FAIL, sm] > 0:
+        S.c[S.sm[M_LD_FAIL, sm]] += n
+    if S.sm[M_LQ_N, sm] > 0 and S.sm[M_LQ_FAIL, sm] > 0:
+        S.c[S.sm[M_LQ_FAIL, sm]] += n
 
 
 def _sm_cycles(S, sm, n):
@@ -1547,6 +1565,9 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 else:
                     S.sched_sleep[k] = -w
                     S.c[C_STALL_NONE - 1 - w] += 1
+            # Each scheduler cleared its own bit; WAKE_ALL's bits above them wake no one and would
+            # keep the SM from going quiet (_prompted).
+            S.sm[M_WAKE, sm] &= (np.int64(1) << n_sched) - 1
             # The warps able to issue at the end of the cycle's issue count for the cycle.
             _window_cycles(S, sm, t, np.int64(1))
             _quiet(K, S, sm, t)
@@ -1590,10 +1611,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             for sm in range(n_sm):
                 if S.sm[M_QUIET_FROM, sm] >= 0:
                     continue
-                if S.sm[M_LD_SLOT, sm] >= 0 and S.sm[M_LD_FAIL, sm] > 0:
-                    S.c[S.sm[M_LD_FAIL, sm]] += skip  # the unit retries every cycle
-                if S.sm[M_LQ_N, sm] > 0 and S.sm[M_LQ_FAIL, sm] > 0 and _lq_ready(K, S, sm) <= t:
-                    S.c[S.sm[M_LQ_FAIL, sm]] += skip  # and so does the lookup pipeline's head
+                _retries(S, sm, skip)
                 _sm_cycles(S, sm, skip)
                 _window_cycles(S, sm, t + 1, skip)
                 S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
@@ -1629,16 +1647,29 @@ def _prompted(S, sm):
 def _quiet(K, S, sm, t):
     """After ``sm``'s cycle ``t``: it is quiet from ``t + 1`` if nothing can happen to it unprompted.
 
-    Quiet: all its schedulers asleep, no wake-up pending, its LD/ST unit idle,
-    its warp limit settled, and its miss queue and lookup pipeline empty or
-    waiting for a later injection or lookup cycle (``quiet_until``). Only an event for the SM (a load's data,
-    a fill), a CTA starting, a wake-up or the injection cycle rouses it.
+    Quiet: all its schedulers asleep, no wake-up pending, its warp limit
+    settled, its miss queue and lookup pipeline empty or waiting for a later
+    injection or lookup cycle (``quiet_until``), and its LD/ST unit idle or held.
+    Held: the unit (or the pipeline's head, which then holds the unit behind a
+    full pipeline) failed its reservation on the SM's own MSHRs, merges or miss
+    queue. Its retries fail the same way until a fill frees an MSHR or an entry
+    (an event for the SM) or the miss queue injects (``quiet_until``); they are
+    counted when the SM is settled (:func:`_retries`). A failure on the GPU's
+    shared pools of waiters or requests keeps the SM awake: another SM's fill
+    ends it. Only an event for the SM (a load's data, a fill), a CTA starting, a
+    wake-up or the injection cycle rouses it.
     """
-    if K[K_SELF_CHECK] or S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_SM_WARPS, sm] == 0 or _prompted(S, sm):
+    if K[K_SELF_CHECK] or S.sm[M_SM_WARPS, sm] == 0 or _prompted(S, sm):
         return
     n_sched = K[K_N_SCHED]
     for k in range(sm * n_sched, (sm + 1) * n_sched):
         if S.sched_sleep[k] <= 0:
+            return
+    # The pools only shrink in an SM's turn: with room now, a failure this cycle was the SM's own.
+    own = S.wt_meta[0] > 0 and S.rq_meta[0] > 0
+    if S.sm[M_LD_SLOT, sm] >= 0:
+        behind_full_pipeline = K[K_L1_LOOKUP] > 0 and S.sm[M_LQ_N, sm] >= K[K_LQ_SIZE]
+        if not (own and (S.sm[M_LD_FAIL, sm] > 0 or behind_full_pipeline)):
             return
     until = NEVER
     if S.sm[M_MQ_N, sm] > 0:
@@ -1646,9 +1677,13 @@ def _quiet(K, S, sm, t):
         if until <= t + 1:
             return
     if S.sm[M_LQ_N, sm] > 0:
-        until = min(until, _lq_ready(K, S, sm))
-        if until <= t + 1:
-            return
+        if S.sm[M_LQ_FAIL, sm] > 0:
+            if not own:
+                return
+        else:
+            until = min(until, _lq_ready(K, S, sm))
+            if until <= t + 1:
+                return
     S.sm[M_QUIET_FROM, sm] = t + 1
     S.sm[M_QUIET_UNTIL, sm] = until
 
@@ -1679,6 +1714,8 @@ def _unblock(K, S):
             any_blocked = True
     if any_blocked:
         for sm in range(K[K_N_SM]):
+            # A quiet SM's cycles so far had its blocked warps: count them before the count changes.
+            _settle(K, S, sm, S.sc[S_CYCLE] + 1)
             S.sm[M_WAKE, sm] = WAKE_ALL
             S.sm[M_CTL_NBLOCKED, sm] = 0
     return any_blocked
@@ -1718,8 +1755,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
-              _set_ready, _sm_cycles, _count_blocked, _settle, _rouse, _settle_all, _check_asleep, _prompted,
-              _quiet,
+              _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
+              _prompted, _quiet,
               _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
               _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _pending, _restop, _log, _l1_fill,
               _l1_access, _l1_send,

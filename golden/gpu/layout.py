@@ -98,6 +98,9 @@ COUNTERS = (
     "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
     "l1_bypassed", "l2_sector_misses", "l1_sector_loads", "l1_sector_load_hits", "l2_sector_accesses",
     "l2_sector_hits", "self_check_fails", "busy_sm_cycles", "blocked_warp_cycles",
+    # SM-cycles the loop skipped and settled later (quiet SMs), and those of them with the LD/ST
+    # unit or the lookup pipeline held by a reservation failure: how much the shortcut saves.
+    "quiet_sm_cycles", "quiet_held_sm_cycles",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

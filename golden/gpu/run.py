@@ -71,6 +71,8 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
                        "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
                        "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},
         "ctas": c["ctas_launched"], "barriers": c["barriers"], "self_check_fails": c["self_check_fails"],
+        # The loop's shortcut (docs/timing.md, "Speed"): SM-cycles skipped, and those held by a failure.
+        "quiet_sm_cycles": c["quiet_sm_cycles"], "quiet_held_sm_cycles": c["quiet_held_sm_cycles"],
         "series": {"columns": list(series_columns()), "rows": series.tolist()},
     }
 
