@@ -82,6 +82,35 @@ def test_ciao_t_throttles_and_reactivates(runs):
     assert r.counters["instructions"] == gto.counters["instructions"]
 
 
+@pytest.mark.parametrize("examine", ["front", "all"])
+def test_an_epoch_examines_the_front_warp_or_every_warp(examine):
+    # The IRS unit's transactions of SM 0: each epoch's end (TX_EPOCH) is followed by the high
+    # cut-off queries (TX_QUERY) of the warps it examines: one at most, the next resident slot
+    # after the last one examined (Algorithm 1), or every active warp.
+    from golden.units.ciao_irs import TX_EPOCH, TX_QUERY
+
+    g = gpu(l1=dict(size=4096, assoc=4))
+    pol = get_policy("ciao-t", high_epoch=100, low_epoch=100, examine=examine, log_sm=0,
+                     log_capacity=1 << 16)
+    TimingModel(g, Hierarchy(g, pol)).run_kernel(thrash(), 0)
+    tx = pol.take_transactions()["irs"]
+    epochs = np.flatnonzero(tx["kind"] == TX_EPOCH)
+    assert len(epochs) > 20
+    queried = [tx["wid"][a + 1:b][tx["kind"][a + 1:b] == TX_QUERY].tolist()
+               for a, b in zip(epochs, [*epochs[1:], len(tx)], strict=True)]
+    if examine == "front":
+        assert all(len(q) <= 1 for q in queried)
+        assert queried[0] == [0] and {q[0] for q in queried if q} == set(range(8))
+        # From one epoch to the next the front moves on to the next resident slot (a stalled warp
+        # at the front is examined for reactivation only: no query).
+        full = (tx["active"][epochs] == 8).tolist()
+        pairs = zip(queried, queried[1:], full, full[1:], strict=False)
+        steps = [(b[0] - a[0]) % 8 for a, b, fa, fb in pairs if a and b and fa and fb]
+        assert len(steps) > 10 and 0 not in steps and steps.count(1) > len(steps) / 2
+    else:
+        assert max(len(q) for q in queried) == 8
+
+
 def test_ciao_p_redirects_instead_of_stalling(runs):
     gto, (r, st) = runs["gto"][0], runs["ciao-p"]
     assert st["redirects"] > 0 and st["stalls"] == 0 and r.counters["stall_throttled"] == 0
@@ -364,6 +393,7 @@ def test_ccws_scores_decay_per_cycle():
 @pytest.mark.parametrize(("name", "kw", "field"), [
     ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
+    ("ciao-c", {"examine": "back"}, "examine"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
     ("ccws", {"vta_ways": 12}, "ways"), ("ccws", {"k_wsc": 0}, "k_wsc"),
     ("ccws", {"vta_ways": 1}, "vta_ways"), ("statpcal", {"tokens": 0}, "tokens"),

@@ -15,12 +15,16 @@ warp *i* counts in *i*'s VTA-hit counter and updates *i*'s interference
 list entry with the evicting warp (``golden.units.ciao_interference.update_entry``,
 the unit model's own function compiled with numba). IRS_i follows Eq. 1,
 tested without a division (``golden.units.ciao_irs.over_pq``). At the end
-of a low cut-off epoch (every ``low_epoch`` instructions of the SM) every
-stalled warp whose pair-list warp *k* no longer has IRS_k over the low
-cut-off, or has finished, is reactivated; at the end of a high cut-off
-epoch every active warp *i* over the high cut-off stalls its interfering
-warp *j* (*j* != *i*, *j* resident and active) and records *i* in *j*'s
-pair-list entry. ``docs/policies/ciao18.md`` lists every choice.
+of a low cut-off epoch (every ``low_epoch`` instructions of the SM) the
+warp at the front of the SM's warp list is examined (``examine="front"``,
+Algorithm 1 as written: the list is the resident warps in slot order and
+the examined warp goes to its back; ``examine="all"``: every resident
+warp): stalled, it is reactivated when its pair-list warp *k* no longer
+has IRS_k over the low cut-off, or has finished; at the end of a high
+cut-off epoch the examined warp *i*, if active with IRS_i over the high
+cut-off, stalls its interfering warp *j* (*j* != *i*, *j* resident and
+active) and records *i* in *j*'s pair-list entry.
+``docs/policies/ciao18.md`` lists every choice.
 
 **CCWS** (Rogers et al., MICRO 2012, checked against its public code,
 ``tgrogers/ccws-2012``): per-warp lost-locality scores starting at
@@ -89,8 +93,11 @@ CCWS_VTA_SETS = 2
 
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
- P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC) = range(17)
-N_PARAMS = P_KWSC + 1
+ P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE) = range(18)
+N_PARAMS = P_EXAMINE + 1
+#: Which warps an epoch's end examines (CIAO's ``examine``; p[P_EXAMINE]).
+EXAMINE = {"front": 0, "all": 1}
+EXAMINE_FRONT = EXAMINE["front"]
 # st[]: statistics.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM) = range(10)
@@ -106,6 +113,7 @@ SchedState = namedtuple("SchedState", [
     "cgw",  # per (SM, slot): CCWS, the warp whose counts the slot holds (a new warp starts them again)
     "order",  # per (SM, slot): CCWS's stack of the SM's warps by score (scratch)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM (last: CCWS's last decay cycle)
+    "front",  # per SM: the slot CIAO examined last (examine="front": the next resident one is the front)
     "p", "st",
     # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
     "tx_vta", "n_vta", "tx_il", "n_il", "tx_pl", "n_pl", "tx_irs", "n_irs", "tx_smem", "n_smem"])
@@ -221,6 +229,7 @@ def _new_kernel(ps, sm, kernel, t):
     ps.inst0[sm] = ps.inst[sm]
     ps.nlow[sm] = ps.p[P_LO_E]
     ps.nhigh[sm] = ps.p[P_HI_E]
+    ps.front[sm] = -1  # the warp list starts at slot 0
     ps.st[S_KERNELS] += 1
     if ps.p[P_MODE] >= MODE_CIAO_P and ps.smem_lines[sm] == 0:
         ps.st[S_NO_SMEM] += 1  # no room for the shared-memory cache: CIAO-P and CIAO-C act as CIAO-T
@@ -312,8 +321,23 @@ def _release(ps, flag, f, fgw, stat, action, sm, base, g, s, n, active, t, log):
 
 
 @nb.njit(cache=True, nogil=True)
+def _front(ps, sm, base, W):
+    """The warp at the front of ``sm``'s warp list: the first resident slot after the one examined
+    last (which went to the back); -1 if none is resident."""
+    for k in range(1, W + 1):
+        s = (ps.front[sm] + k) % W
+        if ps.warp[base + s] >= 0:
+            ps.front[sm] = s
+            return s
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
 def _epochs(ps, sm, t):
-    """Algorithm 1 at the end of low / high cut-off epochs of ``sm`` (release first, then trigger)."""
+    """Algorithm 1 at the end of low / high cut-off epochs of ``sm`` (release first, then trigger).
+
+    The warps examined: the front of the warp list (``examine="front"``), or every resident warp.
+    """
     p = ps.p
     W = p[P_W]
     n = ps.inst[sm] - ps.inst0[sm]
@@ -331,10 +355,15 @@ def _epochs(ps, sm, t):
     if log:
         _rec_irs(ps, sm, ciao_irs.TX_EPOCH, 0, 1 if low else 0, 1 if high else 0, t)
     _sync_flags(ps, sm, base, t)
+    only = -1
+    if p[P_EXAMINE] == EXAMINE_FRONT:
+        only = _front(ps, sm, base, W)
+        if only < 0:
+            return
     if low:
         for s in range(W):
             g = base + s
-            if ps.warp[g] < 0:
+            if ps.warp[g] < 0 or only >= 0 and s != only:
                 continue
             if ps.blocked[g]:  # lines 4-10: a stalled warp is reactivated
                 _release(ps, ps.blocked, ps.f1, ps.f1gw, S_REACTIVATIONS, ciao_pair_list.ACT_REACTIVATE,
@@ -345,7 +374,7 @@ def _epochs(ps, sm, t):
     if high:
         for s in range(W):
             g = base + s
-            if ps.warp[g] < 0 or ps.blocked[g]:
+            if ps.warp[g] < 0 or ps.blocked[g] or only >= 0 and s != only:
                 continue
             if log:
                 _rec_irs(ps, sm, ciao_irs.TX_QUERY, s, 0, 0, t)
@@ -662,7 +691,8 @@ class _VtaScheduler(Policy):
             score=np.zeros(per_slot, np.int64), cgw=np.full(per_slot, -1, np.int64),
             order=np.zeros(per_slot, np.int64),
             kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
-            nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64), p=p,
+            nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64),
+            front=np.full(n, -1, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
         return make_hooks(self._state, on_hit=sched_on_hit, on_miss=sched_on_miss, on_fill=sched_on_fill,
                           on_evict=sched_on_evict)
@@ -715,6 +745,9 @@ class CiaoT(_VtaScheduler):
         IRS cut-offs (0.01, 0.005), in (0, 1].
     high_epoch, low_epoch : int
         Instructions of an SM per high / low cut-off epoch (5,000, 100), positive.
+    examine : str
+        Which warps an epoch's end examines: ``"front"`` (default; Algorithm 1: the warp at the
+        front of the warp list, which then goes to its back) or ``"all"`` (every resident warp).
     vta_ways : int
         VTA tags per warp (8).
     log_sm : int, optional
@@ -733,9 +766,12 @@ class CiaoT(_VtaScheduler):
     recorders = tuple(RECORDERS)
 
     def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
-                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, vta_ways: int = VTA_WAYS,
-                 log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
+                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, examine: str = "front",
+                 vta_ways: int = VTA_WAYS, log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
         self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
+        if examine not in EXAMINE:
+            raise ValueError(f"examine: {examine!r} is not one of {', '.join(map(repr, EXAMINE))}")
+        self.examine = examine
         self.high_cutoff, self.low_cutoff = high_cutoff, low_cutoff
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
         super().__init__(vta_ways, log_sm, log_capacity)
@@ -745,6 +781,7 @@ class CiaoT(_VtaScheduler):
         p[[P_HI_P, P_HI_Q, P_LO_P, P_LO_Q]] = (self.hi.numerator, self.hi.denominator, self.lo.numerator,
                                                self.lo.denominator)
         p[[P_HI_E, P_LO_E]] = (self.high_epoch, self.low_epoch)
+        p[P_EXAMINE] = EXAMINE[self.examine]
         return p
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
