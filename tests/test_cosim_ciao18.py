@@ -141,13 +141,16 @@ def test_policy_that_does_not_record_the_unit(capsys):
 WHOLE = ("ciao18/atax", 0.25)
 
 
-@pytest.fixture(scope="module")
-def whole():
+@pytest.fixture(scope="module", params=["front", "all"])
+def whole(request):
+    # CIAO-C as it runs (the front warp examined at each epoch), and examining every warp, which
+    # stalls and redirects more often: SM 0's pair list sees 15 transactions on ATAX with the
+    # first, more with the second.
     from golden.driver import CHUNK
     from golden.workloads import registry
 
     g = preset("ciao18")
-    p = policy_for(get_unit("ciao_vta"), g, log_sm=0, log_capacity=2 * CHUNK)
+    p = policy_for(get_unit("ciao_vta"), g, log_sm=0, log_capacity=2 * CHUNK, examine=request.param)
     tx, _ = record_timed(registry.build(*WHOLE, 0), g, p)
     return g, p, tx
 
@@ -161,4 +164,4 @@ def test_whole_workload_verilator(whole, unit, tmp_path):
     spec = get_unit(unit)
     log = unit_log(spec, spec.model(g, p), tx, WHOLE[0])
     r = replay_verilator(spec.rtl(g, p), log, tmp_path)
-    assert r.ok and r.rows == len(log) > 20, r.mismatch
+    assert r.ok and r.rows == len(log) > 10, r.mismatch
