@@ -64,10 +64,13 @@ def add_parser(sub) -> None:
                    help="ciao18: also run Fig. 11's sensitivity of CIAO-C (high-cut-off epoch 1K..50K, high "
                         "cut-off 0.25%%..4%% with the low one at half), one parameter at a time")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="kim20 and ciao18: run the workloads (one task each) on a local Dask cluster of N "
-                        "worker processes (default 1: in this process)")
+                   help="kim20 and ciao18: run on a local Dask cluster of N worker processes (kim20: a task "
+                        "per workload; ciao18: a task per timed run) (default 1: in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="kim20 and ciao18: run the workloads on an existing Dask cluster (tcp://host:8786)")
+    p.add_argument("--store", metavar="DIR",
+                   help="ciao18: file every run in this results store as it finishes; a rerun with the same "
+                        "store makes only the runs it does not have (resumes)")
     p.add_argument("--plot", metavar="DIR", help="write PNG charts (Figures 1, 6, 8, 11 analogues)")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -92,7 +95,8 @@ def compare(args: argparse.Namespace) -> int:
         raise InputError(f"--workers: must be a positive number of worker processes, not {args.workers}")
     if (args.workers > 1 or args.scheduler) and args.suite not in ("kim20", "ciao18"):
         raise InputError("--workers and --scheduler apply to --suite kim20 and ciao18 only")
-    for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12"), ("--fig11", "fig11")):
+    for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12"), ("--fig11", "fig11"),
+                        ("--store", "store")):
         if getattr(args, field, None) and args.suite != "ciao18":
             raise InputError(f"{flag} applies to --suite ciao18 only")
     if args.suite == "kim20":

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import finish_compare, format_table, run_compare_tasks
+from cli.output import finish_compare, format_table
+from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
 from golden.workloads import registry
@@ -59,8 +60,10 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         SCHEDULERS,
         TIME_SERIES,
         class_means,
-        compare_named,
+        comparison_runs,
     )
+    from golden.experiments.ciao18_runs import run_comparison
+    from golden.experiments.sweep.store import ResultsStore
 
     gpu = load_config(args.config)
     scale = 1.0 if args.scale is None else args.scale
@@ -72,15 +75,23 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         for n in limits:
             if not 1 <= n <= gpu.max_warps_per_sm:
                 raise InputError(f"--swl-limits: a warp limit is 1 to {gpu.max_warps_per_sm}, not {n}")
+    store = ResultsStore(args.store) if args.store else None
     t0 = time.perf_counter()
     c0 = time.process_time()
-    calls = [(name, scale, gpu, limits, bool(args.fig12), bool(args.fig11)) for name in names]
-    parallel = args.workers > 1 or args.scheduler
-    rows, failed = run_compare_tasks(compare_named, calls, names, args)
+    total = sum(len(comparison_runs(n, gpu, limits, bool(args.fig12), bool(args.fig11))) for n in names)
+    with progress(total, "runs", "run", args.progress) as bar:
+        done = run_comparison(names, scale, gpu, limits, bool(args.fig12), bool(args.fig11),
+                              workers=args.workers, scheduler=args.scheduler, store=store,
+                              on_done=lambda: bar.update(1))
+    for name, message in done.failed.items():  # one workload's deadlock is reported, the others still ran
+        print(f"{name}: not compared: {message}")
+    if not done.rows:
+        raise InputError("no workload of the comparison ran to the end")
+    rows, failed = done.rows, done.failed
     means = class_means(rows)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    if parallel:
-        cpu += sum(r["time"]["cpu_seconds"] for r in rows)  # the workers' simulations
+    if args.workers > 1 or args.scheduler:
+        cpu += done.cpu_seconds  # the workers' runs
     others = [s for s in SCHEDULERS if s != "gto"]
     table = []
     for r in rows:
@@ -95,8 +106,9 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     table.append(["ciao18 Fig. 8", "all", "-"] + [f"{PAPER_FIG8[s]:.2f}" for s in others] + ["", ""])
     where = (f"{args.workers} local workers" if args.workers > 1 and not args.scheduler
              else f"cluster {args.scheduler}" if args.scheduler else "1 process")
+    reused = f", {done.reused} from the store" if store is not None else ""
     print(f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  "
-          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}]")
+          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}; {done.made} runs made{reused}]")
     print(format_table(["workload", "class", "IPC GTO"] + others + ["SWL N", "Table II N"], table))
     profiled = (f"every limit 1..{gpu.max_warps_per_sm}" if limits is None
                 else "limits " + " ".join(map(str, limits)))
@@ -107,6 +119,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         _print_fig11(rows, PAPER_FIG11)
     finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
                               "seconds": seconds, "cpu_seconds": cpu, "workers": args.workers,
+                              "runs_made": done.made, "runs_reused": done.reused,
                               "schedulers": list(SCHEDULERS), "swl_limits": limits, "rows": rows,
                               "failed": failed, "class_means": means, "paper_fig8": PAPER_FIG8,
                               "fig12_means": fig12,

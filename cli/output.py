@@ -221,6 +221,7 @@ OUTPUTS = {
     ("run", "json"): "file",
     ("compare", "json"): "file",
     ("compare", "plot"): "dir",
+    ("compare", "store"): "dir",
     ("trace convert", "out"): "file",
     ("trace export", "out"): "dir",
     ("synth", "out"): "dir",

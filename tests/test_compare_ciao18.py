@@ -11,8 +11,12 @@ import json
 
 import pytest
 
-from golden.experiments.ciao18 import FIG11, FIG11_DEFAULT, fig11_workload, run_point
+from golden.configs.presets import preset
+from golden.experiments.ciao18 import FIG11, FIG11_DEFAULT, Run, comparison_runs, fig11_workload, run_point
+from golden.experiments.ciao18_runs import run_comparison
+from golden.experiments.sweep.store import ResultsStore
 from golden.trace.model import Workload
+from golden.workloads import registry
 from tests.test_compare import gpucache
 from tests.test_policy_ciao18 import thrash
 from tests.test_timing import gpu
@@ -53,11 +57,54 @@ def test_a_limit_of_every_warp_is_gto():
     assert run_point(wl, g, "gto", 7)["cycles"] != a["cycles"]  # one fewer binds
 
 
+def test_a_comparison_lists_each_run_once_and_statpcal_last():
+    g = preset("ciao18")
+    runs = comparison_runs("ciao18/atax", g, [2, 8, 48], fig12=True, fig11=True)
+    assert len(runs) == len(set(runs))
+    # GTO (also the profile's 48), 2 and 8, CCWS, CIAO-T/P/C; Fig. 12's GTO-cap, GTO-8way and
+    # CIAO-C-2X (its CIAO-C is Fig. 8's); Fig. 11's 3 other epochs and 4 other cut-offs; statPCAL
+    # and statPCAL-2X, which wait for the profile, last.
+    assert len(runs) == 1 + 2 + 4 + 3 + 7 + 2
+    assert [r.scheduler for r in runs[-2:]] == ["statpcal", "statpcal"] and all(r.tokens for r in runs[-2:])
+    assert not any(r.tokens for r in runs[:-2])
+    assert Run("ciao18/atax", "gto", 48) not in runs and Run("ciao18/atax", "gto", 8) in runs
+    assert sum(r == Run("ciao18/atax", "ciao-c") for r in runs) == 1
+
+
+def _untimed(rows: list[dict]) -> list[dict]:
+    return [{k: v for k, v in r.items() if k != "time"} for r in rows]
+
+
+def test_a_comparison_resumes_from_its_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    g = preset("ciao18")
+    names = ["ciao18/atax"]
+    store = ResultsStore(tmp_path / "store")
+    first = run_comparison(names, 0.02, g, [2, 48], store=store)
+    assert (first.made, first.reused) == (7, 0) and len(list((tmp_path / "store" / "points").iterdir())) == 7
+    again = run_comparison(names, 0.02, g, [2, 48], store=ResultsStore(tmp_path / "store"))
+    assert (again.made, again.reused) == (0, 7)
+    assert _untimed(again.rows) == _untimed(first.rows)
+    assert again.rows[0]["time"] == first.rows[0]["time"]  # the runs' own times, kept in the store
+    # statPCAL's token count is Best-SWL's limit, whichever process chose it.
+    runs = first.rows[0]["runs"]
+    tokens = runs["best-swl"]["warp_limit"]
+    assert runs["statpcal"] == run_point(registry.build("ciao18/atax", 0.02), g, "statpcal",
+                                         params={"tokens": tokens})
+    # Other profile limits: the new limit's run and statPCAL's (its token count may change) are made;
+    # GTO, CCWS and CIAO-T/P/C are the store's.
+    other = run_comparison(names, 0.02, g, [4, 48], store=ResultsStore(tmp_path / "store"))
+    assert (other.made, other.reused) == (2, 5)
+    fresh = run_comparison(names, 0.02, g, [4, 48])
+    assert fresh.made == 7 and _untimed(other.rows) == _untimed(fresh.rows)
+
+
 @pytest.mark.parametrize("argv, message", [
     (("--suite", "tian15", "--fig11"), "--fig11 applies to --suite ciao18 only"),
     (("--suite", "kim20", "--fig12"), "--fig12 applies to --suite ciao18 only"),
     (("--suite", "tian15", "--workers", "2"), "--workers and --scheduler apply to --suite kim20 and ciao18"),
     (("--suite", "ciao18", "--workers", "0"), "--workers: must be a positive number"),
+    (("--suite", "kim20", "--store", "s"), "--store applies to --suite ciao18 only"),
 ])
 def test_flags_name_their_suite(argv, message):
     status, _, err = gpucache("compare", *argv, "--no-progress")

@@ -6,6 +6,12 @@ CIAO-P and CIAO-C use the timing model's shared-memory cache), ``best-swl``
 (GTO with the warp limit that :func:`profile_best_swl` finds best for the
 benchmark), ``statpcal`` (``golden/policies/statpcal.py``, with Best-SWL's
 limit as its token count). ``docs/policies/ciao18.md`` has every parameter.
+
+A benchmark's comparison is a set of :class:`Run` (:func:`comparison_runs`), each
+independent of the others but statPCAL's, which takes Best-SWL's limit;
+:func:`comparison_row` builds the benchmark's row from their results, wherever
+they were made (:func:`compare_workload` in this process;
+:mod:`golden.experiments.ciao18_runs` on Dask workers, with a results store).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 from golden.configs.schema import GPUConfig
 from golden.gpu.model import DeadlockError
@@ -22,9 +29,10 @@ from golden.workloads import registry
 from golden.workloads.registry import Workload
 
 __all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER_FIG12", "fig12_machine",
-           "fig12_workload", "FIG11", "FIG11_DEFAULT", "PAPER_FIG11", "fig11_workload", "geomean",
-           "swl_points", "run_point", "profile_best_swl", "best_point", "compare_workload", "compare_named",
-           "class_means"]
+           "fig12_run", "fig12_summary", "FIG11", "FIG11_DEFAULT", "PAPER_FIG11", "fig11_run",
+           "fig11_summary", "fig11_workload", "geomean", "swl_points", "run_point", "profile_best_swl",
+           "best_point", "Run", "profile_runs", "best_swl", "comparison_runs", "make_run", "comparison_row",
+           "compare_workload", "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
 SCHEDULERS = ("gto", "ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c")
@@ -116,12 +124,20 @@ def _or_deadlock(fn: Callable[[], dict], warp_limit: int = 0) -> dict:
     """``fn()``, or ``{"warp_limit", "ipc": 0.0, "deadlock": message}`` if the run deadlocks.
 
     A warp limit below a CTA's warps deadlocks at its first barrier (the warps past the limit never
-    arrive): such a limit is not a candidate.
+    arrive): such a point is a profile point of IPC 0, not a failed comparison.
     """
     try:
         return fn()
     except DeadlockError as e:
         return {"warp_limit": warp_limit, "ipc": 0.0, "deadlock": str(e)}
+
+
+def _profile(results: list[dict]) -> dict:
+    """Best-SWL's choice from the profiled points' ``results``: ``{"best", "ipc", "profile"}``."""
+    best = best_point(results)
+    return {"best": best["warp_limit"], "ipc": best["ipc"],
+            "profile": [{"warp_limit": r["warp_limit"], "ipc": r["ipc"], "deadlock": r.get("deadlock")}
+                        for r in results]}
 
 
 def profile_best_swl(wl: Workload, gpu: GPUConfig, limits: Iterable[int] | None = None,
@@ -139,56 +155,168 @@ def profile_best_swl(wl: Workload, gpu: GPUConfig, limits: Iterable[int] | None 
     """
     points = swl_points(wl.name, gpu, limits)
     run = run or (lambda p: _or_deadlock(lambda: run_point(wl, gpu, "gto", p["warp_limit"]), p["warp_limit"]))
-    results = [run(p) for p in points]
-    best = best_point(results)
-    return {"best": best["warp_limit"], "ipc": best["ipc"],
-            "profile": [{"warp_limit": r["warp_limit"], "ipc": r["ipc"], "deadlock": r.get("deadlock")}
-                        for r in results]}
+    return _profile([run(p) for p in points])
 
 
-def compare_workload(wl: Workload, gpu: GPUConfig, schedulers: Iterable[str] = SCHEDULERS,
-                     swl_limits: Iterable[int] | None = None) -> dict:
-    """IPC of each scheduler on ``wl`` and its ratio to GTO's (``norm``).
+@dataclass(frozen=True)
+class Run:
+    """One timed run of a comparison: what :func:`make_run` needs besides the workload and machine.
 
-    ``norm`` is None for a scheduler whose run deadlocked (its run has the message under ``deadlock``).
-    Runs that would repeat one already made are not made again: Best-SWL's run is the profile's run
-    at its limit, and the profile's point at ``max_warps_per_sm`` (a limit that never binds) is GTO's.
+    Attributes
+    ----------
+    workload : str
+        The workload's name (``ciao18/atax``).
+    scheduler : str
+        ``gto``, ``ccws``, ``statpcal``, ``ciao-t``, ``ciao-p`` or ``ciao-c``.
+    warp_limit : int
+        GTO's static warp limit (a Best-SWL profile point; 0: none).
+    params : tuple of (str, value)
+        The policy's parameters other than its defaults, sorted by name.
+    machine : str
+        A :data:`FIG12` point whose machine change applies ("": the machine as given).
+    tokens : str
+        ``"best-swl"``: statPCAL's token count is Best-SWL's limit, known once the profile is done
+        (the run depends on the profile's runs); "": no such dependence.
     """
-    spec = registry.get(wl.name)
-    row: dict = {"workload": wl.name, "class": spec.paper.get("cls"),
+
+    workload: str
+    scheduler: str
+    warp_limit: int = 0
+    params: tuple = ()
+    machine: str = ""
+    tokens: str = ""
+
+    @property
+    def label(self) -> str:
+        """A short name for messages: ``ciao18/atax gto N=4``, ``ciao18/atax ciao-c high_epoch=1000``."""
+        parts = [self.workload, self.scheduler] + ([f"N={self.warp_limit}"] if self.warp_limit else [])
+        parts += [f"{k}={v:g}" for k, v in self.params] + ([f"on {self.machine}"] if self.machine else [])
+        return " ".join(parts + (["tokens=Best-SWL's N"] if self.tokens else []))
+
+
+def profile_runs(name: str, gpu: GPUConfig, limits: Iterable[int] | None = None) -> list[Run]:
+    """Best-SWL's profile of ``name`` as runs, one per limit of :func:`swl_points`, in its order.
+
+    A limit of ``max_warps_per_sm`` never binds (an SM holds no more warps): its run is GTO's.
+    """
+    return [Run(name, "gto", 0 if p["warp_limit"] == gpu.max_warps_per_sm else p["warp_limit"])
+            for p in swl_points(name, gpu, limits)]
+
+
+def fig12_run(name: str, point: str) -> Run:
+    """The run of Fig. 12's ``point`` on ``name`` (its ``ciao-c`` point is Fig. 8's CIAO-C run)."""
+    scheduler, change = FIG12[point]
+    return Run(name, scheduler, machine=point if change else "",
+               tokens="best-swl" if scheduler == "statpcal" else "")
+
+
+def fig11_run(name: str, field: str, value: float) -> Run:
+    """CIAO-C's run of Fig. 11 with ``field`` at ``value`` (at the paper's value: Fig. 8's run)."""
+    if value == FIG11_DEFAULT[field]:
+        return Run(name, "ciao-c")
+    return Run(name, "ciao-c", params=tuple(sorted(_fig11_params(field, value).items())))
+
+
+def comparison_runs(name: str, gpu: GPUConfig, limits: Iterable[int] | None = None, fig12: bool = False,
+                    fig11: bool = False) -> list[Run]:
+    """Every distinct run of ``name``'s comparison: the independent ones, then those after the profile.
+
+    GTO, the Best-SWL profile (:func:`profile_runs`; Best-SWL's own run is its chosen point's),
+    CCWS, CIAO-T/P/C and, with ``fig12`` / ``fig11``, those figures' points; then statPCAL (and
+    Fig. 12's statPCAL-2X), whose token count is Best-SWL's limit. A run two of them share (GTO and
+    the profile's point at every warp, Fig. 8's CIAO-C and Fig. 12's and Fig. 11's default points)
+    is listed once.
+    """
+    runs = [Run(name, "gto"), *profile_runs(name, gpu, limits),
+            *(Run(name, s) for s in SCHEDULERS if s not in ("gto", "best-swl", "statpcal")),
+            Run(name, "statpcal", tokens="best-swl")]
+    if fig12:
+        runs += [fig12_run(name, p) for p in FIG12]
+    if fig11:
+        runs += [fig11_run(name, f, v) for f, values in FIG11.items() for v in values]
+    return sorted(dict.fromkeys(runs), key=lambda r: bool(r.tokens))
+
+
+def _profiled(gpu: GPUConfig, runs: list[Run], results: Iterable[dict]) -> list[dict]:
+    """The profile's results, each with its point's limit (GTO's run stands for the limit of every warp)."""
+    return [dict(r, warp_limit=gpu.max_warps_per_sm) if not run.warp_limit and not r.get("deadlock") else r
+            for run, r in zip(runs, results, strict=True)]
+
+
+def best_swl(gpu: GPUConfig, limits: Iterable[int] | None, profile: Iterable[dict]) -> int:
+    """Best-SWL's limit from the results of :func:`profile_runs` (in its order)."""
+    return best_point(_profiled(gpu, profile_runs("", gpu, limits), profile))["warp_limit"]
+
+
+def make_run(wl: Workload, gpu: GPUConfig, run: Run, tokens: int | None = None) -> dict:
+    """``run`` on ``wl`` (:func:`run_point`); a deadlock is its result (:func:`_or_deadlock`).
+
+    ``tokens`` is statPCAL's token count for a run whose ``tokens`` is ``"best-swl"``.
+    """
+    if run.tokens and tokens is None:
+        raise ValueError(f"{run.label}: needs Best-SWL's limit as its token count")
+    machine = fig12_machine(gpu, run.machine) if run.machine else gpu
+    params = dict(run.params) | ({"tokens": tokens} if run.tokens else {})
+    return _or_deadlock(lambda: run_point(wl, machine, run.scheduler, run.warp_limit, params=params or None),
+                        run.warp_limit)
+
+
+def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
+                   limits: Iterable[int] | None = None, fig12: bool = False, fig11: bool = False) -> dict:
+    """The comparison's row of ``name`` from its runs' results (``result(run)`` for each of
+    :func:`comparison_runs`): IPC of each scheduler, its ratio to GTO's (``norm``), Figs. 11 and 12.
+
+    ``norm`` is None for a scheduler whose run deadlocked (its run has the message under
+    ``deadlock``). Best-SWL's run is the profile's run at its limit; the profile's point at
+    ``max_warps_per_sm`` is GTO's run (:func:`comparison_runs` lists no run twice).
+
+    Raises
+    ------
+    DeadlockError
+        If GTO's run deadlocked: the benchmark has no baseline.
+    """
+    spec = registry.get(name)
+    row: dict = {"workload": name, "class": spec.paper.get("cls"),
                  "paper_n_warp": spec.paper.get("n_warp"), "runs": {}, "norm": {}}
-    gto = run_point(wl, gpu, "gto")
+    gto = result(Run(name, "gto"))
+    if gto.get("deadlock"):
+        raise DeadlockError(gto["deadlock"])
     row["runs"]["gto"] = gto
-    prof = None
-    profiled: dict[int, dict] = {}
-
-    def profile_run(point: dict) -> dict:
-        # A limit of max_warps_per_sm never binds (an SM holds no more warps): GTO's run is that point.
-        n = point["warp_limit"]
-        profiled[n] = (dict(gto, warp_limit=n) if n == gpu.max_warps_per_sm
-                       else _or_deadlock(lambda: run_point(wl, gpu, "gto", n), n))
-        return profiled[n]
-
-    for s in schedulers:
-        if s == "gto":
-            continue
-        if s in ("best-swl", "statpcal") and prof is None:
-            prof = profile_best_swl(wl, gpu, swl_limits, profile_run)
+    points = profile_runs(name, gpu, limits)
+    profiled = _profiled(gpu, points, [result(p) for p in points])
+    prof = _profile(profiled)
+    for s in SCHEDULERS[1:]:
         if s == "best-swl":
-            # Best-SWL's run is its profiled point's (the same machine and limit: the same run).
-            n = prof["best"]
-            r = dict(profiled[n])
+            r = dict(next(r for r in profiled if r["warp_limit"] == prof["best"]))
             if not r.get("deadlock"):
                 r["scheduler"] = "best-swl"
             r["profile"] = prof["profile"]
-        elif s == "statpcal":
-            n = prof["best"]
-            r = _or_deadlock(lambda n=n: run_point(wl, gpu, "statpcal", params={"tokens": n}))
         else:
-            r = _or_deadlock(lambda s=s: run_point(wl, gpu, s))
+            r = result(Run(name, s, tokens="best-swl" if s == "statpcal" else ""))
         row["runs"][s] = r
         row["norm"][s] = r["ipc"] / gto["ipc"] if gto["ipc"] and not r.get("deadlock") else None
+    if fig12:
+        row["fig12"] = fig12_summary(gto["ipc"], lambda point: result(fig12_run(name, point)))
+    if fig11:
+        row["fig11"] = fig11_summary(lambda field, v: result(fig11_run(name, field, v)))
     return row
+
+
+def compare_workload(wl: Workload, gpu: GPUConfig, swl_limits: Iterable[int] | None = None,
+                     fig12: bool = False, fig11: bool = False) -> dict:
+    """:func:`comparison_row` of ``wl``, each of its :func:`comparison_runs` made once in this process."""
+    made: dict[Run, dict] = {}
+
+    def result(run: Run) -> dict:
+        if run not in made:
+            tokens = (best_swl(gpu, swl_limits, [result(p) for p in profile_runs(wl.name, gpu, swl_limits)])
+                      if run.tokens else None)
+            made[run] = make_run(wl, gpu, run, tokens)
+        return made[run]
+
+    for run in comparison_runs(wl.name, gpu, swl_limits, fig12, fig11):
+        result(run)
+    return comparison_row(wl.name, gpu, result, swl_limits, fig12, fig11)
 
 
 def fig12_machine(gpu: GPUConfig, point: str) -> GPUConfig:
@@ -201,22 +329,15 @@ def fig12_machine(gpu: GPUConfig, point: str) -> GPUConfig:
     return gpu.replace(**changes)
 
 
-def fig12_workload(wl: Workload, gpu: GPUConfig, gto_ipc: float, tokens: int,
-                   done: dict | None = None) -> dict:
-    """IPC of each Fig. 12 point on ``wl`` over ``gto_ipc`` (statPCAL with ``tokens``), and the 2X ratio.
-
-    ``done`` maps points already run (e.g. Fig. 8's ``ciao-c`` on the same machine) to their runs,
-    which are used instead of running them again.
+def fig12_summary(gto_ipc: float, result: Callable[[str], dict]) -> dict:
+    """IPC of each Fig. 12 point over ``gto_ipc`` (``result(point)``: its run), and the 2X ratio.
 
     Returns ``{point: IPC / GTO or None (deadlock)}`` plus ``"ciao-c-2x / statpcal-2x"``.
     """
     out: dict = {}
     ipc: dict = {}
-    for point, (scheduler, _) in FIG12.items():
-        machine = fig12_machine(gpu, point)
-        params = {"tokens": tokens} if scheduler == "statpcal" else None
-        r = (done or {}).get(point) or _or_deadlock(
-            lambda m=machine, s=scheduler, p=params: run_point(wl, m, s, params=p))
+    for point in FIG12:
+        r = result(point)
         ipc[point] = None if r.get("deadlock") else r["ipc"]
         out[point] = ipc[point] / gto_ipc if ipc[point] and gto_ipc else None
     a, b = ipc["ciao-c-2x"], ipc["statpcal-2x"]
@@ -231,11 +352,8 @@ def _fig11_params(field: str, value: float) -> dict:
     return {field: value}
 
 
-def fig11_workload(wl: Workload, gpu: GPUConfig, done: dict | None = None) -> dict:
-    """CIAO-C on ``wl`` at every point of :data:`FIG11`, one parameter varied at a time.
-
-    ``done`` is CIAO-C's run at the paper's parameters (e.g. Fig. 8's), used for the default point
-    of both sweeps instead of running it again.
+def fig11_summary(result: Callable[[str, float], dict]) -> dict:
+    """CIAO-C at every point of :data:`FIG11`, one parameter varied at a time (``result(field, value)``).
 
     Returns
     -------
@@ -246,15 +364,8 @@ def fig11_workload(wl: Workload, gpu: GPUConfig, done: dict | None = None) -> di
     """
     out: dict = {}
     for field, values in FIG11.items():
-        runs = []
-        for v in values:
-            if done is not None and v == FIG11_DEFAULT[field]:
-                r = done
-            else:
-                params = _fig11_params(field, v)
-                r = _or_deadlock(lambda p=params: run_point(wl, gpu, "ciao-c", params=p))
-            runs.append({k: r.get(k) for k in ("ipc", "l1_hit_rate", "throttled", "policy_stats", "deadlock")}
-                        | {"params": _fig11_params(field, v)})
+        runs = [{k: r.get(k) for k in ("ipc", "l1_hit_rate", "throttled", "policy_stats", "deadlock")}
+                | {"params": _fig11_params(field, v)} for v, r in ((v, result(field, v)) for v in values)]
         ipc = [None if r.get("deadlock") else r["ipc"] for r in runs]
         ref = ipc[list(values).index(FIG11_DEFAULT[field])]
         ok = [x for x in ipc if x]
@@ -265,29 +376,17 @@ def fig11_workload(wl: Workload, gpu: GPUConfig, done: dict | None = None) -> di
     return out
 
 
-def compare_named(name: str, scale: float, gpu: GPUConfig, swl_limits: Iterable[int] | None = None,
-                  fig12: bool = False, fig11: bool = False) -> dict:
-    """:func:`compare_workload` on the built-in workload ``name`` at ``scale`` (a task for a worker).
+def fig11_workload(wl: Workload, gpu: GPUConfig, done: dict | None = None) -> dict:
+    """:func:`fig11_summary` of CIAO-C on ``wl``, each point run here.
 
-    Every scheduler of one benchmark runs in one task (Best-SWL's profile feeds Best-SWL and
-    statPCAL). With ``fig12``, also :func:`fig12_workload` into ``row["fig12"]``; with ``fig11``,
-    :func:`fig11_workload` into ``row["fig11"]``. The task's own wall and CPU seconds go into
-    ``row["time"]``.
+    ``done`` is CIAO-C's run at the paper's parameters (e.g. Fig. 8's), used for the default point
+    of both sweeps instead of running it again.
     """
-    import time
+    def result(field: str, value: float) -> dict:
+        run = fig11_run(wl.name, field, value)
+        return done if done is not None and not run.params else make_run(wl, gpu, run)
 
-    t0, c0 = time.perf_counter(), time.process_time()
-    wl = registry.build(name, scale)
-    row = compare_workload(wl, gpu, SCHEDULERS, swl_limits)
-    if fig12:
-        runs = row["runs"]
-        row["fig12"] = fig12_workload(wl, gpu, runs["gto"]["ipc"], runs["best-swl"]["warp_limit"],
-                                      {"ciao-c": runs["ciao-c"]})
-    if fig11:
-        row["fig11"] = fig11_workload(wl, gpu, row["runs"]["ciao-c"])
-    # The process's own times: with workers, the parent's CPU time leaves these out.
-    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
-    return row
+    return fig11_summary(result)
 
 
 def geomean(values: list[float | None]) -> float | None:

@@ -1,0 +1,226 @@
+"""ciao18's comparison run by run: in this process or on Dask, filed in a results store as it goes.
+
+:func:`run_comparison` makes every :func:`~golden.experiments.ciao18.comparison_runs` of each
+benchmark and builds its row (:func:`~golden.experiments.ciao18.comparison_row`):
+
+* in this process, benchmark after benchmark; or
+* as one Dask task per run on the sweep engine's cluster
+  (:func:`~golden.experiments.sweep.engine.dask_client`). statPCAL's runs, which take Best-SWL's
+  limit, are tasks whose inputs are the profile's tasks: Dask starts each the moment its profile is
+  done, at a higher priority than the runs still queued, so no benchmark waits for another and the
+  last run to finish is at most one run long after the others.
+
+With a :class:`~golden.experiments.sweep.store.ResultsStore`, every run is filed the moment it
+finishes (by this process; a worker never writes) and a run the store already has is not made
+again: a comparison stopped at any point, or one that adds workloads, Fig. 11 or Fig. 12, or
+profile limits, resumes from the runs made. A run's key hashes the workload, scale, machine, run
+and the code's fingerprint (:func:`~golden.experiments.sweep.code.code_fingerprint`), so a run of
+other code is never reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from golden.configs.loader import config_to_dict
+from golden.configs.schema import GPUConfig
+from golden.experiments.ciao18 import (
+    Run,
+    best_swl,
+    comparison_row,
+    comparison_runs,
+    make_run,
+    profile_runs,
+)
+from golden.experiments.sweep.store import ResultsStore
+from golden.gpu.model import DeadlockError
+from golden.workloads import registry
+from golden.workloads.registry import Workload
+
+__all__ = ["Comparison", "run_comparison", "make_task", "run_key"]
+
+#: The workload a worker process built last, ``(name, scale, workload)``: a benchmark's runs are
+#: queued together, so a worker mostly makes several runs of one trace in a row.
+_LAST: list = [None]
+
+
+def _workload(name: str, scale: float) -> Workload:
+    last = _LAST[0]
+    if last is None or last[:2] != (name, scale):
+        _LAST[0] = None  # let the previous trace go before the next one loads
+        _LAST[0] = (name, scale, registry.build(name, scale))
+    return _LAST[0][2]
+
+
+def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
+              *profile: dict) -> dict:
+    """A worker's task: ``run`` on the built-in workload at ``scale``, with its own times.
+
+    ``profile`` are the done records (this function's results) of the run's Best-SWL profile, in
+    :func:`~golden.experiments.ciao18.profile_runs`'s order, for a run whose token count is
+    Best-SWL's limit.
+
+    Returns
+    -------
+    dict
+        ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU}``.
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    tokens = best_swl(gpu, limits, [p["result"] for p in profile]) if run.tokens else None
+    result = make_run(_workload(run.workload, scale), gpu, run, tokens)
+    return {"result": result, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+
+
+def run_key(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | None, code: str) -> str:
+    """The store key of ``run``: 24 hex digits of the hash of all its result depends on.
+
+    A run after the profile also depends on the profile's limits (they choose its token count).
+    """
+    data = {"suite": "ciao18", "run": asdict(run), "scale": scale, "seed": 0, "config": config_to_dict(gpu),
+            "limits": None if not run.tokens else (None if limits is None else list(limits)), "code": code}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+                          .encode()).hexdigest()[:24]
+
+
+@dataclass
+class Comparison:
+    """What :func:`run_comparison` did.
+
+    Attributes
+    ----------
+    rows : list of dict
+        One row per benchmark that ran to the end, in the order given; ``row["time"]`` sums its
+        runs' wall and CPU seconds, wherever and whenever they were made.
+    failed : dict
+        Each benchmark whose GTO run deadlocked, with the message.
+    made : int
+        Runs made by this call.
+    reused : int
+        Runs taken from the store.
+    cpu_seconds : float
+        CPU seconds of the runs made by this call (on workers, where they ran).
+    """
+
+    rows: list[dict] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    made: int = 0
+    reused: int = 0
+    cpu_seconds: float = 0.0
+
+
+def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
+                   fig12: bool = False, fig11: bool = False, *, workers: int = 1,
+                   scheduler: str | None = None, store: ResultsStore | None = None,
+                   on_done: Callable[[], None] | None = None) -> Comparison:
+    """Make every run of each benchmark's comparison (or take it from ``store``) and build the rows.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Built-in workloads (``ciao18/atax``).
+    scale, gpu, limits, fig12, fig11
+        As for :func:`~golden.experiments.ciao18.comparison_runs` (the input scale of every run).
+    workers : int
+        1 (and no ``scheduler``): every run in this process; more: a local Dask cluster of that
+        many worker processes.
+    scheduler : str, optional
+        Address of an existing Dask scheduler instead of a local cluster.
+    store : ResultsStore, optional
+        Where made runs are filed and from where they are reused.
+    on_done : callable, optional
+        Called once per run as it is made or found in the store (a progress bar).
+
+    Raises
+    ------
+    Exception
+        The first error of a run other than a deadlock, once every other run is done and filed.
+    """
+    from golden.experiments.sweep.code import code_fingerprint
+
+    names = list(names)
+    code = code_fingerprint() if store is not None else ""
+    plans = {n: comparison_runs(n, gpu, limits, fig12, fig11) for n in names}
+    done: dict[tuple[str, Run], dict] = {}
+    out = Comparison()
+    keys = {(n, r): run_key(r, scale, gpu, limits, code) for n, runs in plans.items() for r in runs}
+    for nr, key in keys.items():
+        if store is not None and store.done(key):
+            rec = store.get(key)
+            done[nr] = {"result": rec["metrics"], "seconds": rec.get("seconds", 0.0),
+                        "cpu_seconds": rec.get("cpu_seconds", 0.0)}
+            out.reused += 1
+            if on_done is not None:
+                on_done()
+
+    def file(nr: tuple[str, Run], rec: dict) -> None:
+        done[nr] = rec
+        out.made += 1
+        out.cpu_seconds += rec["cpu_seconds"]
+        if store is not None:
+            store.put({"key": keys[nr], "params": {"workload": nr[0], **asdict(nr[1]), "scale": scale},
+                       "metrics": rec["result"], "seconds": rec["seconds"], "cpu_seconds": rec["cpu_seconds"],
+                       "code": code})
+        if on_done is not None:
+            on_done()
+
+    if workers > 1 or scheduler is not None:
+        _on_dask(plans, scale, gpu, limits, done, file, workers, scheduler)
+    else:
+        for n, runs in plans.items():
+            for run in runs:
+                if (n, run) not in done:
+                    profile = [done[n, p] for p in profile_runs(n, gpu, limits)] if run.tokens else []
+                    file((n, run), make_task(run, scale, gpu, limits, *profile))
+    for n, runs in plans.items():
+        try:
+            row = comparison_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits, fig12, fig11)
+        except DeadlockError as e:
+            out.failed[n] = str(e)
+            continue
+        mine = [done[n, r] for r in runs]
+        row["time"] = {"seconds": sum(d["seconds"] for d in mine),
+                       "cpu_seconds": sum(d["cpu_seconds"] for d in mine)}
+        out.rows.append(row)
+    _LAST[0] = None  # this process's last trace (runs made here) is not kept after the comparison
+    return out
+
+
+def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: Sequence[int] | None,
+             done: dict, file: Callable[[tuple[str, Run], dict], None], workers: int,
+             scheduler: str | None) -> None:
+    """Make the runs of ``plans`` not in ``done`` as Dask tasks; ``file`` each as it finishes."""
+    import uuid
+
+    from golden.experiments.sweep.engine import dask_client
+
+    tag = uuid.uuid4().hex[:8]
+    first: BaseException | None = None
+    with dask_client(scheduler, workers) as client:
+        from distributed import as_completed
+
+        futures: dict = {}  # (name, run) -> future
+        for n, runs in plans.items():
+            for i, run in enumerate(runs):
+                if (n, run) in done:
+                    continue
+                key = f"gpucache-ciao18-{tag}-{n.replace('/', '-')}-{i}"
+                if run.tokens:
+                    # Inputs: the profile's done records or futures; Dask runs the task after them.
+                    profile = [done.get((n, p)) or futures[n, p] for p in profile_runs(n, gpu, limits)]
+                    futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *profile,
+                                                    key=key, pure=False, priority=1)
+                else:
+                    futures[n, run] = client.submit(make_task, run, scale, gpu, limits, key=key, pure=False)
+        which = {f.key: nr for nr, f in futures.items()}
+        for fut in as_completed(list(futures.values())):
+            nr = which[fut.key]
+            if fut.status == "error":
+                first = first or fut.exception()
+            else:
+                file(nr, fut.result())
+    if first is not None:
+        raise first
