@@ -69,7 +69,12 @@ def test_the_logs_reach_every_kind_of_transaction(recorded):
     assert set(tx["interference"]["kind"]) == {0, 1, 2}
     assert {1, 2} <= set(tx["pair_list"]["op"]) and {1, 2, 3, 4} <= set(tx["pair_list"]["act"])
     assert set(tx["irs"]["kind"]) == {0, 1, 2, 3} and tx["irs"]["over_high"].any()
-    assert (tx["smem"]["alloc"] == 1).any() and (tx["smem"]["alloc"] == 0).any()
+    sm = tx["smem"]
+    req = sm["kind"] == 1
+    assert (req & (sm["alloc"] == 1)).any() and (req & (sm["alloc"] == 0)).any()
+    # Every MSHR entry the timing model took for a redirected miss is filled (the run drains).
+    assert (sm["kind"] == 2).sum() == (req & (sm["alloc"] == 1)).sum() > 0
+    assert len(set(sm["mshr"][sm["kind"] == 2])) > 1  # the timing model's entries, not one
     assert set(recorded["ciao-t"][2]["pair_list"]["op"]) == {2, 3}  # CIAO-T stalls, never isolates
     assert len(recorded["ciao-t"][2]["smem"]) == 2  # the two kernels' configurations, no request
 
@@ -125,6 +130,30 @@ def test_a_translation_off_the_timing_models_block_is_refused(recorded):
     k = np.flatnonzero(bad["kind"] == 1)[0]
     bad["block"][k] += 1
     with pytest.raises(ValueError, match="the timing model used"):
+        get_unit("ciao_smem").model(g, p).cycle_log(bad)
+
+
+@pytest.mark.parametrize("change, message", [
+    ("fill-entry", "does not follow one allocation"),
+    ("fill-line", "fills line"),
+    ("merge-line", "a merge into MSHR entry"),
+])
+def test_mshr_entries_that_do_not_pair_up_are_refused(recorded, change, message):
+    # The log carries the timing model's MSHR entries: a fill must read the entry its miss took.
+    g, p, tx, _ = recorded["ciao-c"]
+    bad = tx["smem"].copy()
+    fills = np.flatnonzero(bad["kind"] == 2)
+    if change == "fill-entry":
+        k = fills[0]
+        bad["mshr"][k] = (bad["mshr"][k] + 1) % 32
+    elif change == "fill-line":
+        bad["line"][fills[0]] += 1
+    else:  # a hit made a "merge" into an entry that holds another line
+        a = np.flatnonzero((bad["kind"] == 1) & (bad["alloc"] == 1))[0]
+        k = np.flatnonzero((bad["kind"] == 1) & (bad["mshr"] < 0) & (bad["line"] != bad["line"][a])
+                           & (np.arange(len(bad)) > a))[0]
+        bad["mshr"][k] = bad["mshr"][a]
+    with pytest.raises(ValueError, match=message):
         get_unit("ciao_smem").model(g, p).cycle_log(bad)
 
 

@@ -360,6 +360,7 @@ _victim = _dispatcher("victim")
 _on_evict = _dispatcher("on_evict")
 _on_fill = _dispatcher("on_fill")
 _on_lookup = _dispatcher("on_lookup")
+_on_smem = _dispatcher("on_smem")
 
 
 def _find(buf, p, c, line):

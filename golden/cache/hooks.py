@@ -44,6 +44,9 @@ Hooks (:data:`HOOK_SPECS`, in :class:`LevelHooks` order after ``state``)::
     on_lookup(ps, a) -> flags              before a demand load's first-level lookup: nonzero skips
                                            that level (no lookup, no line, no MSHR); the load goes
                                            below with these flags
+    on_smem(ps, a, event, entry, now)      an event of the timing model's shared-memory cache
+                                           (ciao18 CIAO-P): :data:`SMEM_EVENTS`, the MSHR entry
+                                           of the SM (-1: none), the current cycle
 
 ``ps`` is the policy's state for the level: a named tuple of numpy arrays
 and scalars (see ``golden.policies.base``). Hooks are ``numba.njit``
@@ -68,6 +71,12 @@ __all__ = [
     "make_hooks",
     "dispatcher_source",
     "at_level",
+    "SMEM_HIT",
+    "SMEM_MIGRATE",
+    "SMEM_MERGE",
+    "SMEM_ALLOC",
+    "SMEM_FILL",
+    "SMEM_EVENTS",
 ]
 
 #: Fields of the per-access context, in order (all int64).
@@ -76,6 +85,14 @@ ACCESS_FIELDS = ("c", "sm", "warp", "cta", "kernel", "pc", "op", "sectors", "lin
 
 #: The per-access context every hook receives (see the module docstring).
 Access = namedtuple("Access", ACCESS_FIELDS)
+
+#: ``on_smem`` events, each for a redirected load (``a``: its access, ``a.set`` = -1) but the fill:
+#: a hit in the shared-memory cache; a hit in the L1D, whose line moves to the shared-memory cache
+#: (a migration); a miss merged into the pending MSHR entry ``entry``; a miss that takes the MSHR
+#: entry ``entry`` (its shared-memory address goes into the entry's field); and the fill of the
+#: entry ``entry`` (``a``: the entry's request; the line is installed in the shared-memory cache).
+SMEM_HIT, SMEM_MIGRATE, SMEM_MERGE, SMEM_ALLOC, SMEM_FILL = range(5)
+SMEM_EVENTS = ("hit", "migrate", "merge", "alloc", "fill")
 
 
 class HookSpec(NamedTuple):
@@ -103,6 +120,8 @@ HOOK_SPECS = (
     HookSpec("on_lookup", (), "0",
              "before a demand load's first-level lookup; nonzero: the load skips the level and goes "
              "below with these flags"),
+    HookSpec("on_smem", ("event", "entry", "now"), None,
+             "an event of the timing model's shared-memory cache (:data:`SMEM_EVENTS`) at cycle ``now``"),
 )
 
 #: The hooks of one cache level: the policy's ``state`` then one function per :data:`HOOK_SPECS` entry.

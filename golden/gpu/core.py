@@ -61,13 +61,14 @@ from golden.cache.engine import (  # noqa: I001
     _on_lookup,
     _on_miss,
     _on_request,
+    _on_smem,
     _params,
     _ptr,
     _put,
     _respond,
     _victimize,
 )
-from golden.cache.hooks import Access, at_level
+from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM_MIGRATE, Access, at_level
 from golden.cache.indexing import set_index
 from golden.cache.replacement import invalidate
 from golden.gpu import layout
@@ -712,6 +713,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     if S.e[E_E_SMEM, e]:
         # A miss of a redirected warp: the line fills the shared-memory cache, not the L1D.
         _smem_install(h1, h2, h3, K, S, sm, line, S.r[R_R_SLOT, r], a)
+        _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_FILL), e - sm * K[K_L1_MSHRS], t)
     elif way >= 0:
         # A sector miss (or a line a store brought in meanwhile): the sectors join the line.
         S.l1_sec[base + way] |= S.e[E_E_SEC, e]
@@ -912,6 +914,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
             S.c[C_SMEM_ACC if redirect else C_L1_ACC] += 1
             if not redirect:
                 _sector_loads(S, sec, S.l1_sec[base + way] if way >= 0 else np.int64(0))
+            elif S.e[E_E_SMEM, e]:  # a redirected load waits for the entry's fill of the shared-memory cache
+                _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_MERGE), e - sm * K[K_L1_MSHRS], t)
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
             w = _waiter(S, slot, row, np.int64(-1))
@@ -975,6 +979,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
         r = _new_request(S, RQ_READ, sm, line, sec, e, flags, slot, row, a,
                          _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1 + K[K_L1_MISS_LAT])
         _enqueue(K, S, sm, r)
+        if redirect:
+            _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_ALLOC), e - sm * K[K_L1_MSHRS], t)
         return True
     # Stores and atomics: written through to the L2 (atomics are performed there).
     if _queue_full(K, S, sm):
@@ -1033,6 +1039,7 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, w
     if S.smem[X_X_TAG, i] == line:
         S.c[C_SMEM_HITS] += 1
         _on_hit(h1, h2, h3, 0, a)
+        _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_HIT), np.int64(-1), t)
     elif way < 0 or map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line) >= 0:
         return False
     else:
@@ -1042,6 +1049,7 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, w
         S.l1_sec[base + way] = 0
         S.c[C_SMEM_MIGRATIONS] += 1
         _smem_install(h1, h2, h3, K, S, sm, line, slot, a)
+        _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_MIGRATE), np.int64(-1), t)
     S.c[C_SMEM_ACC] += 1
     S.sc[S_ACCESSES] += 1
     _log(K, S, sm, line, np.int64(LOAD), np.int64(1))

@@ -63,6 +63,7 @@ import numba as nb
 import numpy as np
 
 from golden.cache.by_ref import by_ref
+from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.policies.recording import Recorder, new_row
@@ -184,12 +185,13 @@ def _rec_pl(ps, op, g, wid, src, act, t):
 
 
 @nb.njit(cache=True, nogil=True)
-def _rec_smem(ps, sm, kind, line, wid, alloc, t):
+def _rec_smem(ps, sm, kind, line, wid, alloc, mshr, t):
     r = new_row(ps.tx_smem, ps.n_smem)
     if r >= 0:
         blocks = ps.smem_lines[sm]
         row = ps.tx_smem[r]
         row.kind, row.line, row.wid, row.alloc, row.blocks, row.access = kind, line, wid, alloc, blocks, t
+        row.mshr = mshr
         row.block = line & (blocks - 1) if blocks > 0 else 0
 
 
@@ -237,7 +239,7 @@ def _new_kernel(ps, sm, kernel, t):
         _rec_vta(ps, ciao_vta.TX_KERNEL, 0, 0, 0, 0, 0, t)
         _rec_il(ps, ciao_interference.TX_KERNEL, 0, 0, 0, t)
         _rec_irs(ps, sm, ciao_irs.TX_KERNEL, 0, 0, 0, t)
-        _rec_smem(ps, sm, ciao_smem.TX_CONFIG, 0, 0, 0, t)
+        _rec_smem(ps, sm, ciao_smem.TX_CONFIG, 0, 0, 0, -1, t)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -530,9 +532,30 @@ def _ccws_store(ps, sm, line):
 def sched_on_hit(state, a):
     """An L1 hit, or a hit in the shared-memory cache (``a.set = -1``): epochs, decay, CCWS's store rule."""
     ps = by_ref(state)  # the functions below take the state's ~40 arrays by pointer
-    s = _enter(ps, a)
-    if a.set < 0 and s >= 0 and _logs(ps, a.c):
-        _rec_smem(ps, a.c, ciao_smem.TX_REQUEST, a.line, s, 0, a.t)
+    _enter(ps, a)
+
+
+@nb.njit(cache=True, nogil=True)
+def sched_on_smem(state, a, event, entry, now):
+    """The shared-memory cache's events, for the translation unit's log (they change no state).
+
+    Every redirected load is translated (a hit, a migration from the L1D, a merge into a pending
+    entry, a miss that writes its shared-memory address into MSHR entry ``entry``); a fill reads
+    the entry's address back. A redirected load comes after the policy's first hook of its kernel
+    on the SM (the redirection is the policy's decision in that kernel), so the kernel's
+    configuration record comes first; the unit's log layout checks each translation against the
+    block the timing model used.
+    """
+    ps = by_ref(state)
+    sm = a.c
+    if ps.p[P_W] == 0 or not _logs(ps, sm):
+        return
+    if event == SMEM_FILL:
+        _rec_smem(ps, sm, ciao_smem.TX_FILL, a.line, 0, 0, entry, a.t)
+    else:
+        s = _slot(ps, sm, a.cta, a.warp)
+        _rec_smem(ps, sm, ciao_smem.TX_REQUEST, a.line, max(s, 0), 1 if event == SMEM_ALLOC else 0,
+                  entry, a.t)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -599,8 +622,6 @@ def sched_on_miss(state, a):
     g = sm * W + s
     ps.st[S_PROBES] += 1
     log = _logs(ps, sm)
-    if log and a.set < 0:  # a redirected load's miss: it takes an MSHR with the shared-memory address
-        _rec_smem(ps, sm, ciao_smem.TX_REQUEST, a.line, s, 1, a.t)
     by = np.int64(-1)
     hit_way = np.int64(0)
     for w in range(ways):
@@ -695,7 +716,7 @@ class _VtaScheduler(Policy):
             front=np.full(n, -1, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
         return make_hooks(self._state, on_hit=sched_on_hit, on_miss=sched_on_miss, on_fill=sched_on_fill,
-                          on_evict=sched_on_evict)
+                          on_evict=sched_on_evict, on_smem=sched_on_smem)
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
         if level != "l1":

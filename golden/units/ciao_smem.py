@@ -50,18 +50,21 @@ fields are 0.
 
 Whole-workload logs: the CIAO-P and CIAO-C policies (``log_sm``) record,
 for SM ``log_sm``, each kernel's cache size (``blocks`` of the timing
-model's shared-memory cache) and each redirected load the policy's hooks
-see: a hit in the cache (``on_hit``) and a miss that takes an MSHR of its
-own (``on_miss``), with the warp's slot as WID and the block the timing
-model used (:data:`TRANSACTION_DTYPE`). :meth:`SmemTranslate.cycle_log`
-writes the configuration (:func:`cache_layout`: the cache at the top of
-the SM's shared memory), gives each request its own cycle, takes MSHR
-entries round robin for the misses and reads each back (its fill)
-``mshr_entries // 2`` cycles later; it refuses a log in which a
-translated data address is not the block the timing model used. The
-hooks see neither the timing model's MSHR entries and fills, nor a
-migration from the L1D or a load merged into a pending MSHR, so those are
-not in the log.
+model's shared-memory cache) and every event of that cache the timing
+model reports (the ``on_smem`` hook, :mod:`golden.cache.hooks`): each
+redirected load is a request (a hit in the cache, a migration of its line
+from the L1D, a merge into a pending MSHR entry, or a miss that writes its
+shared-memory address into the MSHR entry the timing model took), with the
+warp's slot as WID and the block the timing model used; each fill of such
+an entry is a fill of that entry (:data:`TRANSACTION_DTYPE`).
+:meth:`SmemTranslate.cycle_log` writes the configuration
+(:func:`cache_layout`: the cache at the top of the SM's shared memory) and
+gives every transaction its own cycle, in the order of the run. It refuses
+a log in which a translated data address is not the block the timing model
+used, or in which the timing model's MSHR entries do not pair up: the
+*k*-th fill of an entry must follow its *k*-th allocation and come before
+the next, for the same line, and a merge must fall between an allocation of
+its entry and that allocation's fill, for the same line.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ from golden.units.base import UnitModel, transaction_log
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
 __all__ = ["SmemTranslate", "translate", "cache_rows", "cache_layout", "TRANSACTION_DTYPE", "TX_CONFIG",
-           "TX_REQUEST", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
+           "TX_REQUEST", "TX_FILL", "SMEM_ADDR_BITS", "GLOBAL_ADDR_BITS", "MSHR_ENTRIES",
            "TAG_WORD_BITS"]
 
 #: ciao18 Fig. 7c: 32-bit global addresses, F3 B4 G1 R8 = a 16-bit shared-memory byte address (64 KB).
@@ -84,13 +87,14 @@ TAG_WORD_BITS = GLOBAL_ADDR_BITS - BLOCK_BITS + WID_BITS
 #: MSHR entries of the L1D (GTX480), each with the 16-bit field: 64 B.
 MSHR_ENTRIES = 32
 
-#: Transaction kinds: a kernel's cache configuration, a redirected load.
-TX_CONFIG, TX_REQUEST = 0, 1
+#: Transaction kinds: a kernel's cache configuration, a redirected load, the fill of an MSHR entry.
+TX_CONFIG, TX_REQUEST, TX_FILL = 0, 1, 2
 #: One transaction as the golden policy records it: the kind, the line (128-byte blocks), the
-#: warp's slot (WID), whether the load took an MSHR (a miss), the block of the timing model's cache
-#: it used, the cache's blocks (configuration), and the access's position in the stream.
+#: warp's slot (WID), whether the load took an MSHR entry (a miss), the entry (of an allocation, a
+#: merge or a fill; -1 otherwise), the block of the timing model's cache it used, the cache's blocks
+#: (configuration), and the access's position in the stream.
 TRANSACTION_DTYPE = np.dtype([("kind", "u1"), ("line", "<i8"), ("wid", "u1"), ("alloc", "u1"),
-                              ("block", "<i8"), ("blocks", "<i8"), ("access", "<i8")])
+                              ("mshr", "<i8"), ("block", "<i8"), ("blocks", "<i8"), ("access", "<i8")])
 
 
 def cache_rows(unused_bytes: int) -> int:
@@ -201,12 +205,12 @@ class SmemTranslate(UnitModel):
         Raises
         ------
         ValueError
-            If a request's data address is not in the block the timing model used.
+            If a request's data address is not in the block the timing model used, or the MSHR
+            entries' allocations, merges and fills do not pair up.
         """
         tx = transactions
         n = len(tx)
-        delay = self.mshr_entries // 2
-        log = transaction_log(self, tx, delay)
+        log = transaction_log(self, tx)
         cfg = tx["kind"] == TX_CONFIG
         layout = np.array([cache_layout(int(b), self.smem_bytes) for b in tx["blocks"][cfg]],
                           np.int64).reshape(-1, 3)
@@ -242,11 +246,54 @@ class SmemTranslate(UnitModel):
         log["exp_s2_req__tag"][k + 1] = tag
         alloc = tx["alloc"][k] != 0
         ka = k[alloc]
-        entry = np.arange(len(ka)) % self.mshr_entries
         log["s1_req__alloc"][ka] = 1
-        log["s1_req__mshr"][ka] = entry
-        log["s1_fill__valid"][ka + delay] = 1
-        log["s1_fill__mshr"][ka + delay] = entry
-        log["exp_s2_fill__valid"][ka + delay + 1] = 1
-        log["exp_s2_fill__addr"][ka + delay + 1] = data[alloc]
+        log["s1_req__mshr"][ka] = tx["mshr"][ka]
+        kf = np.flatnonzero(tx["kind"] == TX_FILL)
+        log["s1_fill__valid"][kf] = 1
+        log["s1_fill__mshr"][kf] = tx["mshr"][kf]
+        log["exp_s2_fill__valid"][kf + 1] = 1
+        log["exp_s2_fill__addr"][kf + 1] = self._filled(tx, ka, data[alloc], kf, k[~alloc])
         return log
+
+    def _filled(self, tx: np.ndarray, ka: np.ndarray, data: np.ndarray, kf: np.ndarray,
+                kr: np.ndarray) -> np.ndarray:
+        """The address each fill (rows ``kf``) reads: its entry's allocation's (rows ``ka``, ``data``).
+
+        Checks that the entries pair up (module docstring); ``kr``: the other requests (merges among them).
+        """
+        out = np.zeros(len(kf), np.int64)
+        entries = tx["mshr"]
+        bad = np.flatnonzero((entries[kf] < 0) | (entries[kf] >= self.mshr_entries))
+        if bad.size:
+            raise ValueError(f"transaction {int(kf[bad[0]])}: MSHR entry {int(entries[kf[bad[0]]])} of "
+                             f"{self.mshr_entries}")
+        merges = kr[entries[kr] >= 0]
+        for e in np.unique(np.concatenate([entries[ka], entries[kf]])):
+            a, f = ka[entries[ka] == e], kf[entries[kf] == e]
+            pos = np.searchsorted(a, f) - 1  # each fill's last allocation of the entry
+            if len(f) > len(a) or (pos != np.arange(len(f))).any():
+                j = int(f[np.flatnonzero(pos != np.arange(len(f)))[0]]) if len(f) <= len(a) else int(f[-1])
+                raise ValueError(f"transaction {j}: fill of MSHR entry {int(e)} does not follow one "
+                                 "allocation of it")
+            wrong = np.flatnonzero(tx["line"][f] != tx["line"][a[:len(f)]])
+            if wrong.size:
+                j = int(f[wrong[0]])
+                raise ValueError(f"transaction {j}: MSHR entry {int(e)} fills line {int(tx['line'][j])}, "
+                                 f"allocated for line {int(tx['line'][a[wrong[0]]])}")
+            out[np.searchsorted(kf, f)] = data[np.searchsorted(ka, a[:len(f)])]
+            self._check_merges(tx, e, a, f, merges[entries[merges] == e])
+        return out
+
+    @staticmethod
+    def _check_merges(tx: np.ndarray, e: int, a: np.ndarray, f: np.ndarray, m: np.ndarray) -> None:
+        """Each merge into entry ``e`` (rows ``m``) lies between an allocation and its fill, same line."""
+        if not m.size:
+            return
+        pos = np.searchsorted(a, m) - 1
+        ends = np.concatenate([f, np.full(len(a) - len(f), np.iinfo(np.int64).max)])
+        ok = (pos >= 0) & (m < ends[np.maximum(pos, 0)])
+        ok &= tx["line"][m] == tx["line"][a[np.maximum(pos, 0)]]
+        if not ok.all():
+            j = int(m[np.flatnonzero(~ok)[0]])
+            raise ValueError(f"transaction {j}: a merge into MSHR entry {int(e)} that no allocation of "
+                             f"line {int(tx['line'][j])} holds")
