@@ -419,6 +419,39 @@ def test_a_quiet_sms_cycles_count_its_resident_and_blocked_warps():
     assert (c["warp_cycles"], c["busy_sm_cycles"], c["blocked_warp_cycles"]) == (40, 10, 20)
 
 
+def test_an_sm_left_with_only_stalled_warps_releases_them():
+    """``_retire``: an exit that leaves every warp of the SM with instructions left blocked releases them.
+
+    ciao18's epochs are counted in the SM's instructions: such an SM would issue nothing until the
+    whole GPU idled. A warp that issued everything does not count; another SM keeps its blocks; with
+    one unblocked warp left, nothing is released.
+    """
+    from golden.gpu import core, layout
+    from golden.gpu.state import config_vector, new_state
+
+    g = gpu(n_sm=2, l2_partitions=2)
+    k = config_vector(g)
+    slots = g.max_warps_per_sm
+    for free_left in (False, True):
+        s = new_state(k, 2 * g.l1.lines, g.l2.lines)
+        for slot in (0, 1, 2, 3, slots + 1):
+            s.w[core.W_W_ACTIVE, slot] = 1
+        s.w[core.W_CTL_BLOCKED, [1, 2, slots + 1]] = layout.BLOCK_ALL
+        s.w[core.W_W_DONE, 3] = 1  # unblocked, but it has nothing left to issue
+        if free_left:
+            s.w[core.W_CTL_BLOCKED, 2] = layout.UNBLOCKED
+        s.sm[core.M_CTL_RESIDENT, 0] = s.sm[core.M_SM_WARPS, 0] = 4
+        s.cta[core.T_CTA_LIVE, 0] = 4
+        core._retire(k, s, 0)
+        released = dict(zip(layout.COUNTERS, s.c.tolist(), strict=True))["policy_releases_sm"]
+        if free_left:
+            assert s.w[core.W_CTL_BLOCKED, 1] == layout.BLOCK_ALL and released == 0
+        else:
+            assert s.w[core.W_CTL_BLOCKED, [1, 2]].tolist() == [layout.UNBLOCKED] * 2 and released == 1
+            assert s.sm[core.M_CTL_NBLOCKED, 0] == 0 and s.sm[core.M_WAKE, 0] == core.WAKE_ALL
+        assert s.w[core.W_CTL_BLOCKED, slots + 1] == layout.BLOCK_ALL
+
+
 def test_a_warp_exit_ends_the_load_blocks_of_its_sm_only():
     """``_retire``: the SM's BLOCK_LOADS warps (CCWS's stack) are released, BLOCK_ALL and other SMs kept."""
     from golden.gpu import core, layout

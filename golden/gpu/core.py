@@ -95,7 +95,7 @@ __all__ = ["step_function"]
  C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
  C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES, C_QUIET_CYCLES,
- C_QUIET_HELD_CYCLES) = range(len(layout.COUNTERS))
+ C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -1153,7 +1153,9 @@ def _retire(K, S, g):
     c = sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
     S.cta[T_CTA_LIVE, c] -= 1
     S.sm[M_SM_ELIG_DIRTY, sm] = True
-    if S.cta[T_CTA_LIVE, c] == 0:
+    if S.cta[T_CTA_LIVE, c] > 0:
+        _release_stalled(K, S, sm)  # no CTA can start here now: the check after dispatch does not run
+    else:
         S.cta[T_CTA_ID, c] = -1
         S.sm[M_SM_CTAS, sm] -= 1
         S.sm[M_SM_THREADS, sm] -= K[K_TPC]
@@ -1161,6 +1163,34 @@ def _retire(K, S, g):
         S.sm[M_SM_SMEM, sm] -= K[K_SMEM_CTA]
         S.sc[S_RETIRED] += 1
         S.sc[S_DISPATCH] = 1
+
+
+def _release_stalled(K, S, sm):
+    """Release the policy's blocks on ``sm`` when every warp there with instructions left is blocked.
+
+    ciao18 reactivates a stalled warp at a low-cut-off epoch once its pair warp has completed
+    (Algorithm 1), but its epochs are counted in the SM's instructions: when the SM's unstalled
+    warps have all exited, no instruction issues and no epoch ends, and the SM would wait for the
+    whole GPU to idle (:func:`_unblock`). So the SM's blocks are released at once, when a warp's
+    exit or a CTA dispatch leaves it so (``docs/timing.md``, "Policy blocks"); the policy hears of
+    it as of any block the timing model clears.
+    """
+    base = sm * K[K_SLOTS]
+    n = np.int64(0)
+    for w in range(K[K_SLOTS]):
+        g = base + w
+        if S.w[W_W_ACTIVE, g] and not S.w[W_W_DONE, g]:
+            if S.w[W_CTL_BLOCKED, g] == UNBLOCKED:
+                return
+            n += 1
+    if n == 0:
+        return
+    _rouse(K, S, sm)  # its quiet cycles so far had the blocked warps: count them before the count changes
+    for w in range(K[K_SLOTS]):
+        S.w[W_CTL_BLOCKED, base + w] = UNBLOCKED
+    S.sm[M_CTL_NBLOCKED, sm] = 0
+    S.sm[M_WAKE, sm] = WAKE_ALL
+    S.c[C_POLICY_RELEASES_SM] += 1
 
 
 def _finish_issue(K, S, g):
@@ -1499,6 +1529,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     if _dispatch(K, S, P, sm):
                         busy = True
                         started = True
+            for sm in range(n_sm):
+                _release_stalled(K, S, sm)  # a CTA left an SM and none came in its place
         issued_any = False
         for sm in range(n_sm):
             if S.sm[M_QUIET_FROM, sm] >= 0:
@@ -1721,6 +1753,7 @@ def _unblock(K, S):
             S.w[W_CTL_BLOCKED, g] = 0
             any_blocked = True
     if any_blocked:
+        S.c[C_POLICY_RELEASES_GPU] += 1
         for sm in range(K[K_N_SM]):
             # A quiet SM's cycles so far had its blocked warps: count them before the count changes.
             _settle(K, S, sm, S.sc[S_CYCLE] + 1)
@@ -1770,8 +1803,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _l1_access, _l1_send,
               _lookups, _lq_ready, _hit_payload, _hit_data, _l1_lookup,
               _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
-              _retire_if_done, _retire, _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick,
-              _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
+              _retire_if_done, _retire, _release_stalled, _finish_issue, _release_barrier, _dispatch, _why,
+              _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):

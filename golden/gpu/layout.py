@@ -101,6 +101,9 @@ COUNTERS = (
     # SM-cycles the loop skipped and settled later (quiet SMs), and those of them with the LD/ST
     # unit or the lookup pipeline held by a reservation failure: how much the shortcut saves.
     "quiet_sm_cycles", "quiet_held_sm_cycles",
+    # Policy blocks the loop released: on one SM whose every warp with instructions left was blocked
+    # (at a warp's exit or a CTA dispatch), and on the whole GPU when only blocked warps could go on.
+    "policy_releases_sm", "policy_releases_gpu",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

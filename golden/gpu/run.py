@@ -73,6 +73,8 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "ctas": c["ctas_launched"], "barriers": c["barriers"], "self_check_fails": c["self_check_fails"],
         # The loop's shortcut (docs/timing.md, "Speed"): SM-cycles skipped, and those held by a failure.
         "quiet_sm_cycles": c["quiet_sm_cycles"], "quiet_held_sm_cycles": c["quiet_held_sm_cycles"],
+        # Policy blocks released so that the run goes on (docs/timing.md, "Policy blocks").
+        "policy_releases": {"sm": c["policy_releases_sm"], "gpu": c["policy_releases_gpu"]},
         "series": {"columns": list(series_columns()), "rows": series.tolist()},
     }
 
