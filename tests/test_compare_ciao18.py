@@ -49,7 +49,7 @@ def test_fig11_varies_one_parameter_and_reuses_the_default_run():
 
 
 def test_a_limit_of_every_warp_is_gto():
-    # compare_workload takes GTO's run as the profile's point at max_warps_per_sm: the same run.
+    # comparison_runs takes GTO's run as the profile's point at max_warps_per_sm: the same run.
     g = gpu(l1=dict(size=4096, assoc=4), max_warps_per_sm=8)
     wl = Workload(name="t/thrash", kernels=[thrash()])
     a, b = run_point(wl, g, "gto"), run_point(wl, g, "gto", g.max_warps_per_sm)

@@ -10,8 +10,8 @@ limit as its token count). ``docs/policies/ciao18.md`` has every parameter.
 A benchmark's comparison is a set of :class:`Run` (:func:`comparison_runs`), each
 independent of the others but statPCAL's, which takes Best-SWL's limit;
 :func:`comparison_row` builds the benchmark's row from their results, wherever
-they were made (:func:`compare_workload` in this process;
-:mod:`golden.experiments.ciao18_runs` on Dask workers, with a results store).
+they were made (:mod:`golden.experiments.ciao18_runs`: in this process or on
+Dask workers, with a results store).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER
            "fig12_run", "fig12_summary", "FIG11", "FIG11_DEFAULT", "PAPER_FIG11", "fig11_run",
            "fig11_summary", "fig11_workload", "geomean", "swl_points", "run_point", "profile_best_swl",
            "best_point", "Run", "profile_runs", "best_swl", "comparison_runs", "make_run", "comparison_row",
-           "compare_workload", "class_means"]
+           "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
 SCHEDULERS = ("gto", "ccws", "best-swl", "statpcal", "ciao-t", "ciao-p", "ciao-c")
@@ -300,23 +300,6 @@ def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
     if fig11:
         row["fig11"] = fig11_summary(lambda field, v: result(fig11_run(name, field, v)))
     return row
-
-
-def compare_workload(wl: Workload, gpu: GPUConfig, swl_limits: Iterable[int] | None = None,
-                     fig12: bool = False, fig11: bool = False) -> dict:
-    """:func:`comparison_row` of ``wl``, each of its :func:`comparison_runs` made once in this process."""
-    made: dict[Run, dict] = {}
-
-    def result(run: Run) -> dict:
-        if run not in made:
-            tokens = (best_swl(gpu, swl_limits, [result(p) for p in profile_runs(wl.name, gpu, swl_limits)])
-                      if run.tokens else None)
-            made[run] = make_run(wl, gpu, run, tokens)
-        return made[run]
-
-    for run in comparison_runs(wl.name, gpu, swl_limits, fig12, fig11):
-        result(run)
-    return comparison_row(wl.name, gpu, result, swl_limits, fig12, fig11)
 
 
 def fig12_machine(gpu: GPUConfig, point: str) -> GPUConfig:
