@@ -269,6 +269,8 @@ def test_config_from_dict():
      "{f}:2: l1.replacement: tree pseudo-LRU needs power-of-2 ways, not 6"),
     ('base = "tian15"\nn_sm = 4\nscheduler = "fifo"\n',
      "{f}:3: scheduler: must be one of lrr, gto, oldest, two-level, not 'fifo'"),
+    ('base = "ciao18"\nstalled_release = "first"\n',
+     "{f}:2: stalled_release: must be one of all, last, not 'first'"),
     ('base = "tian15"\nl1 = { size = 16384, line_size = 48 }\n',
      "{f}:2: l1.line_size: must be a power of 2 of at least 4 bytes, not 48"),
     ('base = "tian15"\n[l1]\nsize = 1000\n',

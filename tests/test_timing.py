@@ -8,6 +8,8 @@ per-access log against figures worked out by hand in the test.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -450,6 +452,37 @@ def test_an_sm_left_with_only_stalled_warps_releases_them():
             assert s.w[core.W_CTL_BLOCKED, [1, 2]].tolist() == [layout.UNBLOCKED] * 2 and released == 1
             assert s.sm[core.M_CTL_NBLOCKED, 0] == 0 and s.sm[core.M_WAKE, 0] == core.WAKE_ALL
         assert s.w[core.W_CTL_BLOCKED, slots + 1] == layout.BLOCK_ALL
+
+
+def test_stalled_release_last_reactivates_the_warp_stalled_last_only():
+    """``stalled_release = "last"``: of an SM's stalled warps only the latest stalled is released.
+
+    ciao18 reactivates stalled warps "in the reverse order"; the order is the cycle the timing
+    model saw each block (``w_stall_t``), a block not seen yet counting as this cycle's.
+    """
+    from golden.gpu import core, layout
+    from golden.gpu.state import config_vector, new_state
+
+    g = dataclasses.replace(gpu(n_sm=2, l2_partitions=2), stalled_release="last")
+    k = config_vector(g)
+    for stamps, freed in (((50, 10, 30), 1), ((5, 10, 30), 3), ((5, 10, 0), 3), ((7, 7, 2), 2)):
+        s = new_state(k, 2 * g.l1.lines, g.l2.lines)
+        s.sc[core.S_CYCLE] = 100
+        for slot in (0, 1, 2, 3):
+            s.w[core.W_W_ACTIVE, slot] = 1
+        s.w[core.W_CTL_BLOCKED, [1, 2, 3]] = layout.BLOCK_ALL
+        s.w[core.W_W_STALL_T, [1, 2, 3]] = stamps
+        s.sm[core.M_CTL_RESIDENT, 0] = s.sm[core.M_SM_WARPS, 0] = 4
+        s.cta[core.T_CTA_LIVE, 0] = 4
+        s.w[core.W_CTL_BLOCKED, 0] = layout.UNBLOCKED
+        s.w[core.W_W_DONE, 0] = 1  # the exiting warp
+        core._release_stalled(k, s, 0)
+        blocked = s.w[core.W_CTL_BLOCKED, [1, 2, 3]].tolist()
+        assert blocked == [layout.UNBLOCKED if w == freed else layout.BLOCK_ALL for w in (1, 2, 3)], stamps
+        assert s.sm[core.M_CTL_NBLOCKED, 0] == 2 and s.w[core.W_W_STALL_T, freed] == 0
+        assert dict(zip(layout.COUNTERS, s.c.tolist(), strict=True))["policy_releases_sm"] == 1
+        core._release_stalled(k, s, 0)  # one warp is free again: nothing more
+        assert s.w[core.W_CTL_BLOCKED, [1, 2, 3]].tolist() == blocked
 
 
 def test_a_warp_exit_ends_the_load_blocks_of_its_sm_only():

@@ -24,6 +24,7 @@ __all__ = [
     "WRITE_POLICIES",
     "ALLOCATE_POLICIES",
     "SCHEDULERS",
+    "STALLED_RELEASES",
     "CACHE_LIMITS",
     "GPU_LIMITS",
     "MAX_TRACKED_LINES",
@@ -43,6 +44,10 @@ ALLOCATE_POLICIES = ("on-miss", "on-fill")
 #: Warp schedulers: loose round robin, greedy-then-oldest, oldest-first, and GPGPU-Sim's
 #: two-level active scheduler (timing model only).
 SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
+#: Which policy-stalled warps an SM reactivates when all its warps with instructions left are
+#: stalled (timing model, ``docs/timing.md``, "Policy blocks"): all of them at once, or only the
+#: one stalled last (ciao18's "in the reverse order").
+STALLED_RELEASES = ("all", "last")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -303,6 +308,10 @@ class GPUConfig:
         may issue; 0 for no limit (timing model).
     two_level_active : int
         Warps in the active set of the ``two-level`` scheduler (GPGPU-Sim's ``two_level_active``).
+    stalled_release : str
+        When every warp of an SM with instructions left is stalled by a policy, reactivate
+        ``"all"`` of them at once, or only the one stalled ``"last"`` (the next at the next
+        warp exit that leaves the SM so again): :data:`STALLED_RELEASES`.
     icnt_latency : int
         Cycles a packet takes between an SM and an L2 partition, each way.
     icnt_flit_bytes : int
@@ -347,6 +356,7 @@ class GPUConfig:
     max_regs_per_sm: int = 65536
     warp_limit: int = 0
     two_level_active: int = 6
+    stalled_release: str = "all"
     icnt_latency: int = 8
     icnt_flit_bytes: int = 32
     dram_channels: int = 0
@@ -365,7 +375,7 @@ class GPUConfig:
     policy_params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _check_text(self, ("name", "source", "scheduler", "cta_scheduler"))
+        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -375,6 +385,9 @@ class GPUConfig:
                              f"not {self.max_threads_per_sm}")
         if self.scheduler not in SCHEDULERS:
             raise ValueError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, not {self.scheduler!r}")
+        if self.stalled_release not in STALLED_RELEASES:
+            raise ValueError(f"stalled_release: must be one of {', '.join(STALLED_RELEASES)}, "
+                             f"not {self.stalled_release!r}")
         if self.cta_scheduler != "round-robin":
             raise ValueError(f"cta_scheduler: only 'round-robin' is supported, not {self.cta_scheduler!r}")
         for name in ("core_clock_mhz", "icnt_clock_mhz", "l2_clock_mhz", "dram_clock_mhz"):

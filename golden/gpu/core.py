@@ -86,7 +86,7 @@ __all__ = ["step_function"]
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
- K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE) = range(len(layout.CONFIG))
+ K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -103,7 +103,7 @@ __all__ = ["step_function"]
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
- W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD,) = range(23)
+ W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD, W_W_STALL_T,) = range(24)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
@@ -123,7 +123,7 @@ __all__ = ["step_function"]
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 
-assert [len(v) for v in layout.TABLES.values()] == [23, 4, 38, 10, 18, 4, 6, 9, 3, 1, 2, 4]
+assert [len(v) for v in layout.TABLES.values()] == [24, 4, 38, 10, 18, 4, 6, 9, 3, 1, 2, 4]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -657,12 +657,20 @@ def _sm_cycles(S, sm, n):
 
 
 def _count_blocked(K, S, sm):
-    """Count ``sm``'s resident warps a policy blocks (``ctl_blocked`` nonzero) after a block changed."""
+    """Count ``sm``'s resident warps a policy blocks (``ctl_blocked`` nonzero) after a block changed.
+
+    A warp newly blocked gets the cycle it is seen blocked (plus one) in ``w_stall_t``, the order
+    ``stalled_release = "last"`` releases in; an unblocked warp's is 0.
+    """
     n = np.int64(0)
     for w in range(K[K_SLOTS]):
         g = sm * K[K_SLOTS] + w
         if S.w[W_W_ACTIVE, g] and S.w[W_CTL_BLOCKED, g] != 0:
             n += 1
+            if S.w[W_W_STALL_T, g] == 0:
+                S.w[W_W_STALL_T, g] = S.sc[S_CYCLE] + 1
+        else:
+            S.w[W_W_STALL_T, g] = 0
     S.sm[M_CTL_NBLOCKED, sm] = n
 
 
@@ -1171,24 +1179,38 @@ def _release_stalled(K, S, sm):
     ciao18 reactivates a stalled warp at a low-cut-off epoch once its pair warp has completed
     (Algorithm 1), but its epochs are counted in the SM's instructions: when the SM's unstalled
     warps have all exited, no instruction issues and no epoch ends, and the SM would wait for the
-    whole GPU to idle (:func:`_unblock`). So the SM's blocks are released at once, when a warp's
-    exit or a CTA dispatch leaves it so (``docs/timing.md``, "Policy blocks"); the policy hears of
-    it as of any block the timing model clears.
+    whole GPU to idle (:func:`_unblock`). So the SM's blocks are released when a warp's exit or a
+    CTA dispatch leaves it so (``docs/timing.md``, "Policy blocks"): all of them at once
+    (``stalled_release = "all"``), or only the warp blocked last (``"last"``, ciao18's "in the
+    reverse order": the latest ``w_stall_t``, of equals the highest slot), the next one at the
+    next exit that leaves the SM so again. The policy hears of it as of any block the timing model
+    clears.
     """
     base = sm * K[K_SLOTS]
     n = np.int64(0)
+    last = np.int64(-1)
+    last_t = np.int64(-1)
     for w in range(K[K_SLOTS]):
         g = base + w
         if S.w[W_W_ACTIVE, g] and not S.w[W_W_DONE, g]:
             if S.w[W_CTL_BLOCKED, g] == UNBLOCKED:
                 return
             n += 1
+            # A block the loop has not counted yet (ctl_changed still set) is this cycle's.
+            stall_t = S.w[W_W_STALL_T, g] if S.w[W_W_STALL_T, g] else S.sc[S_CYCLE] + 1
+            if stall_t >= last_t:
+                last, last_t = g, stall_t
     if n == 0:
         return
     _rouse(K, S, sm)  # its quiet cycles so far had the blocked warps: count them before the count changes
-    for w in range(K[K_SLOTS]):
-        S.w[W_CTL_BLOCKED, base + w] = UNBLOCKED
-    S.sm[M_CTL_NBLOCKED, sm] = 0
+    if K[K_STALLED_RELEASE] == 1:
+        S.w[W_CTL_BLOCKED, last] = UNBLOCKED
+        _count_blocked(K, S, sm)
+    else:
+        for w in range(K[K_SLOTS]):
+            S.w[W_CTL_BLOCKED, base + w] = UNBLOCKED
+            S.w[W_W_STALL_T, base + w] = 0
+        S.sm[M_CTL_NBLOCKED, sm] = 0
     S.sm[M_WAKE, sm] = WAKE_ALL
     S.c[C_POLICY_RELEASES_SM] += 1
 
@@ -1275,6 +1297,7 @@ def _dispatch(K, S, P, sm):
         S.sc[S_AGE] += 1
         S.w[W_CTL_GWARP, g] = gw
         S.w[W_CTL_BLOCKED, g] = 0  # a new warp starts unblocked (a policy's block was its predecessor's)
+        S.w[W_W_STALL_T, g] = 0
         S.w[W_CTL_REDIRECT, g] = 0
         S.w[W_CTL_WINST, g] = 0
         S.sm[M_CTL_RESIDENT, sm] += 1
@@ -1751,6 +1774,7 @@ def _unblock(K, S):
     for g in range(S.w.shape[1]):
         if S.w[W_CTL_BLOCKED, g]:
             S.w[W_CTL_BLOCKED, g] = 0
+            S.w[W_W_STALL_T, g] = 0
             any_blocked = True
     if any_blocked:
         S.c[C_POLICY_RELEASES_GPU] += 1

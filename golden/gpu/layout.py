@@ -23,12 +23,14 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: SM's ring, ``lq_fail`` the reservation failure its head met). Under the ``registers`` dependence
 #: rule, ``w_stop`` is the position (in the warp's instructions) it may not issue before its
 #: pending loads that position waits for are back, ``w_old`` its oldest row that may still be
-#: pending, and ``r_row``/``wt_row`` the row a request or MSHR waiter completes.
+#: pending, and ``r_row``/``wt_row`` the row a request or MSHR waiter completes. ``w_stall_t`` is
+#: one more than the cycle the timing model saw a policy block a warp (0: not blocked), the order
+#: of ``stalled_release = "last"``.
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
-        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old'
+        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old', 'w_stall_t'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -84,7 +86,7 @@ CONFIG = (
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
     "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
-    "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size",
+    "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

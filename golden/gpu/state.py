@@ -15,7 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from golden.configs.schema import GPUConfig
+from golden.configs.schema import STALLED_RELEASES, GPUConfig
 from golden.gpu import layout
 from golden.gpu.program import Program
 from golden.gpu.queues import map_size, new_heap
@@ -141,6 +141,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
             gpu.dram_clock_mhz / gpu.core_clock_mhz if gpu.core_clock_mhz and gpu.dram_clock_mhz else 1)),
         "dram_latency": gpu.dram_latency, "fixed_latency": fixed_latency, "series_period": series_period,
         "self_check": int(self_check),
+        "stalled_release": STALLED_RELEASES.index(gpu.stalled_release),
         "log_capacity": log_capacity,
     }
     if gpu.l2_partitions > l2.sets:
