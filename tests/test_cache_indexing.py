@@ -1,5 +1,6 @@
 """Set-index functions: exact sets and hand-worked hit/miss sequences."""
 
+import dataclasses
 import re
 
 import numpy as np
@@ -24,6 +25,19 @@ def gpgpusim_xor(addr: np.ndarray, sets: int, line_size: int) -> np.ndarray:
     higher_bits = addr >> (line_log2 + nset_log2)
     index = (addr >> line_log2) & (sets - 1)
     return index ^ (higher_bits & (sets - 1))  # bitwise_hash_function in hashing.cc
+
+
+def gpgpusim_fermi(addr: int, sets: int, line_size: int) -> int:
+    """GPGPU-Sim gpu-cache.cc, FERMI_HASH_SET_FUNCTION, on one byte address (transcribed)."""
+    line_log2 = line_size.bit_length() - 1
+    lower_xor = (addr >> line_log2) & 0x1F  # "Lower xor value is bits 7-11"
+    upper_xor = (addr & 0xE000) >> 13  # Bits 13, 14, 15
+    upper_xor |= (addr & 0x20000) >> 14  # Bit 17
+    upper_xor |= (addr & 0x80000) >> 15  # Bit 19
+    set_index = lower_xor ^ upper_xor
+    if sets == 64:
+        set_index |= (addr & 0x1000) >> 7  # "48KB cache prepends the set_index with bit 12"
+    return set_index
 
 
 def hit_string(cfg: CacheConfig, lines: list[int]) -> str:
@@ -142,6 +156,47 @@ def test_slices_fill_every_set_evenly():
     assert (np.bincount(sets, minlength=768) == 64).all()
 
 
+def test_fermi_matches_gpgpusim_fermi_hash_set_function():
+    rng = np.random.default_rng(5)
+    for sets, line_size in ((32, 128), (64, 128), (32, 64), (64, 32)):
+        cfg = CacheConfig(size=sets * line_size, assoc=1, line_size=line_size, index="fermi")
+        addr = rng.integers(0, 1 << 40, 500) // line_size * line_size
+        want = [gpgpusim_fermi(int(a), sets, line_size) for a in addr]
+        assert set_indices(cfg, addr // line_size).tolist() == want
+
+
+def test_fermi_spreads_two_warps_of_16k_rows_where_xor_does_not():
+    """A warp's 32 loads 16 KB apart (ATAX's rows at 4096 floats) on ciao18's 32-set L1.
+
+    ``xor`` puts every warp's 32 lines in the same 8 sets (4 lines a set: one warp fills them);
+    ``fermi`` puts one warp in 8 sets and the next 32 rows in 8 others (address bit 19).
+    """
+    l1 = preset("ciao18").l1
+    rows = np.arange(64) * (16384 // l1.line_size)
+    xor = set_indices(l1, rows)
+    fermi = set_indices(dataclasses.replace(l1, index="fermi"), rows)
+    assert len(set(xor[:32].tolist())) == 8 and set(xor[32:].tolist()) == set(xor[:32].tolist())
+    assert len(set(fermi[:32].tolist())) == 8 and len(set(fermi.tolist())) == 16
+
+
+def test_sliced_fermi_matches_reference():
+    """ciao18's L2 shape (768 sets, 12 slices of 64) under ``fermi``, on the engine and on reference.py."""
+    cfg = dataclasses.replace(preset("ciao18").l2, index="fermi")
+    rng = np.random.default_rng(4)
+    lines = rng.integers(0, 12 * 64 * 4096, 4000)
+    cache = Cache(cfg)
+    hits = cache.access(lines)
+    ref = RefHierarchy([cfg])
+    assert hits.tolist() == [ref.access(0, int(x), 1) == 1 for x in lines]
+    assert cache.tags.tolist() == [[-1 if x is None else x for x in ways] for ways in ref.levels[0].lines[0]]
+
+
+@pytest.mark.parametrize("sets, slices", [(16, 0), (128, 0), (768, 3)])
+def test_fermi_needs_32_or_64_sets_per_slice(sets, slices):
+    with pytest.raises(ValueError, match=r"index: 'fermi' .* hashes 32 or 64 sets per slice"):
+        CacheConfig(size=sets * 128, assoc=1, line_size=128, index="fermi", slices=slices)
+
+
 # Sets before non-power-of-2 XOR slicing was added: every power-of-2 cache must keep them.
 _POW2_LINES = [0, 1, 5, 63, 64, 100, 777, 4097, 12345, 65535, 65536, 99999, 1 << 20, (1 << 33) + 12345,
                (1 << 61) - 1]
@@ -233,7 +288,7 @@ def test_smod_sequence():
 def test_index_config_errors():
     with pytest.raises(ValueError, match="index: 'mod' needs a power-of-2 number of sets, not 6"):
         CacheConfig(size=6 * 64, assoc=1, line_size=64, index="mod")
-    with pytest.raises(ValueError, match="index: must be one of mod, xor, prime, smod, not 'hash'"):
+    with pytest.raises(ValueError, match="index: must be one of mod, xor, prime, smod, fermi, not 'hash'"):
         CacheConfig(size=64, assoc=1, line_size=64, index="hash")
     # Prime indexing takes any number of sets.
     six = CacheConfig(size=6 * 64, assoc=1, line_size=64, index="prime")

@@ -22,6 +22,8 @@ def cache_configs(draw, line_size=64, index=None):
     slices = 0
     if index == "prime":
         sets = draw(st.sampled_from([1, 3, 5, 6, 8]))
+    elif index == "fermi":
+        sets = draw(st.sampled_from([32, 64]))
     elif index == "xor":
         # Power-of-2 and sliced set counts; slices 0 (chosen) or any count leaving
         # power-of-2 slices of at least 2 sets.

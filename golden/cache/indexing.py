@@ -34,6 +34,17 @@ cache of ``S`` sets (``S`` a power of two for ``mod`` and ``smod``):
     RDGC Table 2 "SMOD n": index bits ``[i+m+n .. i+n]`` instead of
     ``[i+m .. i]``, i.e. ``set = (line >> n) mod S`` with
     ``n = CacheConfig.smod_shift``.
+``fermi``
+    GPGPU-Sim's ``FERMI_HASH_SET_FUNCTION`` (``H`` in ``-gpgpu_cache``), the set-index
+    hash of Nugteren et al., "A detailed GPU cache model based on reuse distance
+    theory", HPCA 2014 (ciao18's reference [26] for its XOR-based set-index hashing),
+    for ``T = 32`` or ``64`` sets per slice. On the byte address ``a`` of line
+    number ``q`` (``a = q * line_size``): ``lower = q & 31`` (address bits 7-11
+    for 128-byte lines), ``upper`` = address bits 13, 14, 15, 17 and 19 as bits 0-4,
+    ``set = lower ^ upper``, and with 64 sets address bit 12 is bit 5 of the set
+    ("48KB cache prepends the set_index with bit 12"). The upper bits are fixed
+    address bits whatever the line size, as in GPGPU-Sim. Slices as ``xor``:
+    ``slice = line mod N``, ``q = line // N``.
 
 The scalar :func:`set_index` is compiled and shared by every engine path.
 """
@@ -50,6 +61,7 @@ __all__ = [
     "INDEX_XOR",
     "INDEX_PRIME",
     "INDEX_SMOD",
+    "INDEX_FERMI",
     "index_kind",
     "largest_prime_le",
     "index_params",
@@ -58,7 +70,7 @@ __all__ = [
 ]
 
 #: Engine codes of the index functions, in the order of ``INDEX_FUNCTIONS``.
-INDEX_MOD, INDEX_XOR, INDEX_PRIME, INDEX_SMOD = range(4)
+INDEX_MOD, INDEX_XOR, INDEX_PRIME, INDEX_SMOD, INDEX_FERMI = range(5)
 
 
 def index_kind(name: str) -> int:
@@ -105,6 +117,14 @@ def set_index(line, kind, mask, log2_sets, prime, shift, slices):
         return (line - q * slices) * (mask + 1) + ((q ^ (q >> log2_sets)) & mask)
     if kind == INDEX_PRIME:
         return line % prime
+    if kind == INDEX_FERMI:
+        # shift: log2 of the line size (the hash reads fixed byte-address bits).
+        q = line if slices == 1 else line // slices
+        a = q << shift
+        h = (q & 31) ^ (((a >> 13) & 7) | (((a >> 17) & 1) << 3) | (((a >> 19) & 1) << 4))
+        if mask == 63:
+            h |= ((a >> 12) & 1) << 5
+        return h if slices == 1 else (line - q * slices) * (mask + 1) + h
     return (line >> shift) & mask
 
 
@@ -119,13 +139,14 @@ def _set_indices(lines, kind, mask, log2_sets, prime, shift, slices):
 def index_params(cfg: CacheConfig) -> tuple[int, int, int, int, int, int]:
     """``(kind, mask, log2_sets, prime, shift, slices)`` for :func:`set_index` from a config.
 
-    ``mask`` and ``log2_sets`` describe one slice of ``cfg.sets // slices`` sets.
+    ``mask`` and ``log2_sets`` describe one slice of ``cfg.sets // slices`` sets; ``shift`` is
+    the SMOD shift, or for ``fermi`` log2 of the line size.
     """
     slices = cfg.index_slices
     slice_sets = cfg.sets // slices
     log2_sets = slice_sets.bit_length() - 1
-    return (index_kind(cfg.index), slice_sets - 1, log2_sets, largest_prime_le(cfg.sets), cfg.smod_shift,
-            slices)
+    shift = cfg.line_size.bit_length() - 1 if cfg.index == "fermi" else cfg.smod_shift
+    return (index_kind(cfg.index), slice_sets - 1, log2_sets, largest_prime_le(cfg.sets), shift, slices)
 
 
 def set_indices(cfg: CacheConfig, lines: np.ndarray) -> np.ndarray:

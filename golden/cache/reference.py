@@ -77,6 +77,17 @@ class RefCache:
             return slice_ * per + ((q % per) ^ ((q // per) % per))
         if cfg.index == "prime":
             return line % self.prime
+        if cfg.index == "fermi":
+            # GPGPU-Sim's FERMI_HASH_SET_FUNCTION on the slice's byte address.
+            q, slice_ = divmod(line, self.slices)
+            per = sets // self.slices
+            addr = q * cfg.line_size
+            bit = [(addr >> b) & 1 for b in range(20)]
+            upper = bit[13] + 2 * bit[14] + 4 * bit[15] + 8 * bit[17] + 16 * bit[19]
+            h = (q % 32) ^ upper
+            if per == 64:
+                h += 32 * bit[12]
+            return slice_ * per + h
         return (line // 2**cfg.smod_shift) % sets
 
     def find(self, c: int, line: int) -> tuple[int, int | None]:

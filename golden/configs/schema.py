@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: Set-index functions: modulo, XOR-folded (GPGPU-Sim ``X``), prime modulo, shifted modulo (RDGC SMOD n).
-INDEX_FUNCTIONS = ("mod", "xor", "prime", "smod")
+INDEX_FUNCTIONS = ("mod", "xor", "prime", "smod", "fermi")
 #: Replacement policies.
 REPLACEMENTS = ("lru", "plru", "fifo", "random", "lfu")
 #: Write policies: write-through without write-allocate, write-evict, write-back with write-allocate.
@@ -124,10 +124,11 @@ class CacheConfig:
     smod_shift : int
         For ``index = "smod"``: how many bits the index field is shifted up (RDGC's n).
     slices : int
-        For ``index = "mod"`` or ``"xor"``: how many equal slices the sets form (GPGPU-Sim's
-        L2 sub-partitions): ``line mod slices`` picks the slice, which indexes its own line
-        number ``line // slices`` linearly (``mod``) or XOR-hashed (``xor``). 0 means one
-        slice for ``mod`` (the set count must then be a power of two) and, for ``xor``,
+        For ``index = "mod"``, ``"xor"`` or ``"fermi"``: how many equal slices the sets form
+        (GPGPU-Sim's L2 sub-partitions): ``line mod slices`` picks the slice, which indexes its
+        own line number ``line // slices`` linearly (``mod``) or hashed (``xor``, ``fermi``). 0
+        means one slice for ``mod`` and ``fermi`` (for ``mod`` the set count must then be a
+        power of two; ``fermi`` needs 32 or 64 sets per slice) and, for ``xor``,
         ``sets / 2**k`` for the largest power of two ``2**k`` dividing ``sets``. See
         :attr:`index_slices`. Ignored by the other index functions, as ``smod_shift`` is.
     replacement : str
@@ -206,7 +207,7 @@ class CacheConfig:
         if self.index == "smod" or (self.index == "mod" and not self.slices):
             if not _pow2(self.sets):
                 raise ValueError(f"index: {self.index!r} needs a power-of-2 number of sets, not {self.sets}")
-        if self.index in ("mod", "xor"):
+        if self.index in ("mod", "xor", "fermi"):
             self._check_slices()
         if self.replacement == "plru" and not _pow2(self.assoc):
             raise ValueError(f"replacement: tree pseudo-LRU needs power-of-2 ways, not {self.assoc}")
@@ -226,12 +227,12 @@ class CacheConfig:
     def index_slices(self) -> int:
         """Equal slices the set-index function splits the sets into.
 
-        For ``index = "mod"``: ``slices``, or 1 when that is 0. For
+        For ``index = "mod"`` or ``"fermi"``: ``slices``, or 1 when that is 0. For
         ``index = "xor"``: ``slices``, or when that is 0 ``sets / 2**k`` for the
         largest power of two ``2**k`` dividing ``sets`` (768 sets: 3 slices of
         256). 1 for the other index functions.
         """
-        if self.index == "mod":
+        if self.index in ("mod", "fermi"):
             return self.slices or 1
         if self.index != "xor":
             return 1
@@ -244,9 +245,13 @@ class CacheConfig:
             if self.index == "xor" and sets > 1 and sets % 2:
                 raise ValueError(f"index: 'xor' needs 1 or an even number of sets (at least 2 per "
                                  f"power-of-2 slice), not {sets}")
-            return
-        if sets % slices or not _pow2(sets // slices):
+        elif sets % slices or not _pow2(sets // slices):
             raise ValueError(f"slices: must divide the {sets} sets into power-of-2 slices, not {slices}")
+        if self.index == "fermi" and sets // (slices or 1) not in (32, 64):
+            raise ValueError(f"index: 'fermi' (GPGPU-Sim's FERMI_HASH_SET_FUNCTION) hashes 32 or 64 sets "
+                             f"per slice, not {sets // (slices or 1)}")
+        if not slices:
+            return
         # One set per XOR slice leaves no index bits to hash: that is plain mod indexing.
         if self.index == "xor" and sets // slices == 1 and sets > 1:
             raise ValueError(f"slices: must leave at least 2 of the {sets} sets per slice, not {slices}")

@@ -37,7 +37,7 @@ Reference = Callable[[Workload, GPUConfig], dict]
 
 def _serial_cache(cfg: CacheConfig, fully_associative: bool) -> CacheConfig:
     if fully_associative:
-        cfg = cfg.replace(assoc=cfg.lines, index="mod" if cfg.index in ("mod", "smod") else cfg.index,
+        cfg = cfg.replace(assoc=cfg.lines, index="mod" if cfg.index in ("mod", "smod", "fermi") else cfg.index,
                           smod_shift=0, slices=0)
     return cfg.replace(banks=1, ports=1, replacement="lru")
 
