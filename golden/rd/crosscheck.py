@@ -37,8 +37,9 @@ Reference = Callable[[Workload, GPUConfig], dict]
 
 def _serial_cache(cfg: CacheConfig, fully_associative: bool) -> CacheConfig:
     if fully_associative:
-        cfg = cfg.replace(assoc=cfg.lines, index="mod" if cfg.index in ("mod", "smod", "fermi") else cfg.index,
-                          smod_shift=0, slices=0)
+        # One set, so the index function picks nothing; fermi cannot hash 1 set: mod stands in.
+        index = "mod" if cfg.index in ("mod", "smod", "fermi") else cfg.index
+        cfg = cfg.replace(assoc=cfg.lines, index=index, smod_shift=0, slices=0)
     return cfg.replace(banks=1, ports=1, replacement="lru")
 
 
