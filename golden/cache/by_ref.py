@@ -22,7 +22,7 @@ from numba.core.extending import intrinsic, lower_getattr_generic, register_mode
 from numba.core.imputils import impl_ret_borrowed
 from numba.core.typing.templates import AttributeTemplate, infer_getattr
 
-__all__ = ["TupleRef", "by_ref"]
+__all__ = ["TupleRef", "by_ref", "stored"]
 
 
 class TupleRef(types.Type):
@@ -59,15 +59,26 @@ def _tuple_ref_getattr(context, builder, typ, val, attr):
     return impl_ret_borrowed(context, builder, typ.tuple_type.types[i], value)
 
 
+def stored(context, builder, value):
+    """Codegen: ``value`` copied into a slot of the current function's frame; the slot's pointer."""
+    slot = cgutils.alloca_once(builder, value.type)
+    builder.store(value, slot)
+    return slot
+
+
 @intrinsic
 def by_ref(typingctx, tup):
-    """A :class:`TupleRef` to a copy of named tuple ``tup`` in the calling function's frame."""
+    """A :class:`TupleRef` to a copy of named tuple ``tup`` in the calling function's frame.
+
+    A :class:`TupleRef` is returned as it is: a function may take its state either way (the
+    timing loop passes policies their state by reference, :func:`golden.gpu.bound_hooks.level_refs`).
+    """
+    if isinstance(tup, TupleRef):
+        return tup(tup), lambda context, builder, sig, args: args[0]
     if not isinstance(tup, types.BaseNamedTuple):
         return None
 
     def codegen(context, builder, sig, args):
-        slot = cgutils.alloca_once(builder, context.get_value_type(tup))
-        builder.store(args[0], slot)
-        return slot
+        return stored(context, builder, args[0])
 
     return TupleRef(tup)(tup), codegen

@@ -301,6 +301,27 @@ def _ptr(typingctx, arr):
     return types.CPointer(arr.dtype)(arr), codegen
 
 
+def borrowed(context, builder, tup, value):
+    """Codegen: tuple ``value`` of type ``tup`` with every array a view without a reference count.
+
+    Other items keep theirs (one more reference each). Shared by :func:`_borrow` and the timing
+    loop's policy states (:func:`golden.gpu.bound_hooks.level_refs`).
+    """
+    items = []
+    for i, ty in enumerate(tup.types):
+        v = builder.extract_value(value, i)
+        if isinstance(ty, types.Array):
+            src = make_array(ty)(context, builder, value=v)
+            dst = make_array(ty)(context, builder)
+            populate_array(dst, data=src.data, shape=src.shape, strides=src.strides,
+                           itemsize=src.itemsize, meminfo=None)
+            v = dst._getvalue()
+        else:
+            context.nrt.incref(builder, ty, v)
+        items.append(v)
+    return context.make_tuple(builder, tup, items)
+
+
 @intrinsic
 def _borrow(typingctx, tup):
     """The tuple with every array replaced by a view without a reference count.
@@ -311,19 +332,7 @@ def _borrow(typingctx, tup):
         return None
 
     def codegen(context, builder, sig, args):
-        items = []
-        for i, ty in enumerate(tup.types):
-            v = builder.extract_value(args[0], i)
-            if isinstance(ty, types.Array):
-                src = make_array(ty)(context, builder, value=v)
-                dst = make_array(ty)(context, builder)
-                populate_array(dst, data=src.data, shape=src.shape, strides=src.strides,
-                               itemsize=src.itemsize, meminfo=None)
-                v = dst._getvalue()
-            else:
-                context.nrt.incref(builder, ty, v)
-            items.append(v)
-        return context.make_tuple(builder, tup, items)
+        return borrowed(context, builder, tup, args[0])
 
     return tup(tup), codegen
 

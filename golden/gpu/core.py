@@ -72,7 +72,7 @@ from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM
 from golden.cache.indexing import set_index
 from golden.cache.replacement import invalidate
 from golden.gpu import layout
-from golden.gpu.bound_hooks import bind, engine_states, hook_key, level_states
+from golden.gpu.bound_hooks import bind, hook_key, level_refs, level_states
 from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
 from golden.trace.model import Op, Space
 
@@ -1814,7 +1814,7 @@ def _step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 
 def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
-    _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), engine_states(h1), engine_states(h2), engine_states(h3),
+    _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), level_refs(h1), level_refs(h2), level_refs(h3),
           budget)
 
 
@@ -1843,7 +1843,7 @@ def _compile(family: str, hooks: list | None):
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
                  heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
-                 engine_states=engine_states, by_ref=by_ref)
+                 level_refs=level_refs, by_ref=by_ref)
     if hooks:
         names.update(bind(hooks, engine.MAX_LEVELS))
     # Every copy gets a qualified name of its own: numba names a disk-cache entry after the
