@@ -44,7 +44,11 @@ request per line; 3.2.2 had only that), and the ciao18 L1 and L2 set index
 ``X`` (HEAD's bitwise XOR: set ^ next tag bits, which is gpucache's ``xor``
 on one slice; ciao18 adds XOR hashing to the baseline, 3.2.2 had none).
 :func:`machine_differences` reads the written file back and prints every
-field that still differs from the preset before the table.
+field that still differs from the preset before the table, including
+``ldst_queue`` (``ID_OC_MEM`` + memory operand collector units +
+``OC_EX_MEM``). HEAD GPGPU-Sim rotates its schedulers' issue order every
+cycle whatever the config, where 3.2.2 (the ciao18 preset's source) did not:
+the gpucache side runs with ``issue_order = "rotating"`` and says so.
 
 **Differences that remain** (documented in ``docs/timing.md``, "Validation
 against Accel-Sim"): Accel-Sim's cores have operand collectors, register
@@ -154,6 +158,9 @@ STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_
 LOAD_OUTCOMES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
 #: Targets of issue 9.
 HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
+#: HEAD GPGPU-Sim rotates the first scheduler every cycle, whatever the config (shader_core_ctx::issue);
+#: 3.2.2, the ciao18 preset's source, did not. The gpucache side of a run takes the peer's order.
+PEER_ISSUE_ORDER = "rotating"
 #: Prefix of a ``--workloads`` entry that names an Accel-Sim trace directory.
 TRACE = "trace:"
 
@@ -224,18 +231,25 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True)
     threads, _ = _option(text, "gpgpu_shader_core_pipeline").split(":")
     subs = int(_option(text, "gpgpu_n_mem")) * int(_option(text, "gpgpu_n_sub_partition_per_mchannel"))
     l1, l2 = (_cache_fields(_option(text, f"gpgpu_cache:{c}"), streaming_mshrs) for c in ("dl1", "dl2"))
+    # HEAD's 11 pipeline widths: ID_OC_MEM is the 5th, OC_EX_MEM the 10th.
+    widths = [int(w) for w in _option(text, "gpgpu_pipeline_widths").split(",")]
     theirs = {
         "n_sm": n_sm, "max_threads_per_sm": int(threads),
         "max_ctas_per_sm": int(_option(text, "gpgpu_shader_cta")),
         "max_regs_per_sm": int(_option(text, "gpgpu_shader_registers")),
         "schedulers_per_sm": int(_option(text, "gpgpu_num_sched_per_core")),
         "scheduler": _option(text, "gpgpu_scheduler"),
+        # Memory instructions between issue and the LD/ST unit: ID_OC_MEM, the memory operand
+        # collector units (HEAD's default 2) and OC_EX_MEM.
+        "ldst_queue": widths[4] + int(_option(text, "gpgpu_operand_collector_num_units_mem") or 2)
+        + widths[9],
+        "issue_order": PEER_ISSUE_ORDER,
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
         "l2_partitions": subs,
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
         "l1.allocate": l1["allocate"], "l1.index": l1["index"], "l1.sector_size": l1["sector"],
-        "l1.write": l1["write"], "l2.write": l2["write"],
+        "l1.write": l1["write"], "l2.write": l2["write"], "l2.write_allocate": l2["write_allocate"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: gpucache's lookup
         # pipeline (no such queue without the option, GPGPU-Sim 3.x).
@@ -284,6 +298,8 @@ def _field(gpu: GPUConfig, key: str):
 
 _INDEX = {"L": "mod", "X": "xor", "H": "fermi-hash", "P": "ipoly"}
 _ALLOC = {"m": "on-miss", "f": "on-fill", "s": "on-fill"}
+#: GPGPU-Sim's write-allocate letters the timing model has (N and F have no counterpart).
+_WRITE_ALLOCATE = {"L": "lazy", "W": "fetch"}
 #: GPGPU-Sim's write policy letters. "L" is LOCAL_WB_GLOBAL_WT, whose global store hit evicts the
 #: line (data_cache::wr_hit_global_we_local_wb); the built-in workloads' stores are all global.
 _WRITE = {"R": "read-only", "B": "write-back", "T": "write-through", "E": "write-evict", "L": "write-evict"}
@@ -315,7 +331,7 @@ def _cache_fields(spec: str, streaming_mshrs: bool = True) -> dict:
         mshrs, merges = int(sets) * int(assoc) * 4 * (4 if kind == "S" else 1), 64
     return {"size": int(sets) * int(line) * int(assoc), "assoc": int(assoc), "line": int(line),
             "sector": 32 if kind == "S" else 0, "allocate": _ALLOC[policy[2]], "index": _INDEX[policy[4]],
-            "write": _WRITE[policy[1]],
+            "write": _WRITE[policy[1]], "write_allocate": _WRITE_ALLOCATE.get(policy[3], policy[3]),
             "mshrs": mshrs, "merges": merges, "mq": int(spec.split(",")[3].split(":")[0])}
 
 
@@ -507,7 +523,11 @@ def main() -> int:
     args = ap.parse_args()
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
-    gpu = with_fields(preset(args.config), args.gpucache_set)
+    gpu = preset(args.config)
+    if gpu.issue_order != PEER_ISSUE_ORDER:
+        # Not a difference of the machine: the simulator that runs its config issues so.
+        args.gpucache_set.insert(0, f"issue_order={PEER_ISSUE_ORDER}")
+    gpu = with_fields(gpu, args.gpucache_set)
     files = derive_files(args.config, args.gpgpusim_git)
     for item in args.accelsim_set:
         name, sep, value = item.partition("=")

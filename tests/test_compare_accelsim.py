@@ -32,6 +32,8 @@ KIM20_TEXT = """\
 -gpgpu_l2_rop_latency 120
 -gpgpu_num_sched_per_core 2
 -gpgpu_scheduler gto
+-gpgpu_pipeline_widths 2,1,0,2,1,2,1,0,2,1,5
+-gpgpu_operand_collector_num_units_mem 8
 """
 
 
@@ -78,10 +80,18 @@ def test_a_build_without_the_streaming_mshr_override_is_reported(tmp_path):
 @pytest.mark.parametrize(("option", "value", "field"), [
     ("gpgpu_n_clusters", "14", "n_sm"), ("gpgpu_shader_cta", "32", "max_ctas_per_sm"),
     ("gpgpu_cache:dl1", "S:4:128:96,L:L:s:N:L,A:256:8,16:0,32", "l1.size"),
-    ("gpgpu_l1_latency", "28", "l1.hit_latency")])
+    ("gpgpu_l1_latency", "28", "l1.hit_latency"),
+    ("gpgpu_operand_collector_num_units_mem", "4", "ldst_queue"),
+    ("gpgpu_pipeline_widths", "2,1,0,2,2,2,1,0,2,1,5", "ldst_queue")])
 def test_a_changed_machine_is_reported(option, value, field):
     lines = cmp.machine_differences(cmp._set_option(KIM20_TEXT, option, value), preset("kim20"))
     assert any(line.startswith(f"{field}:") for line in lines)
+
+
+def test_the_peers_issue_order_is_compared():
+    # HEAD GPGPU-Sim rotates its schedulers whatever the config: a fixed order is reported.
+    lines = cmp.machine_differences(KIM20_TEXT, preset("kim20").replace(issue_order="fixed"))
+    assert lines == ["issue_order: gpucache 'fixed', Accel-Sim 'rotating'"]
 
 
 def test_l2_sectors_are_compared():

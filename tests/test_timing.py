@@ -314,13 +314,14 @@ def test_l2_sector_miss_reads_only_the_missing_sector():
     assert c["l1_sector_misses"] == 1 and c["l1_hits"] == 1
     assert (c["l1_sector_loads"], c["l1_sector_load_hits"], c["l2_sector_accesses"], c["l2_sector_hits"]) == (
         3, 1, 2, 0)
-    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY, DRAM_LATENCY]
+    # A 32-byte sector's response is one 128-byte flit (header and data), a line's two.
+    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY - 1, DRAM_LATENCY - 1]
     # An L2 without sectors (the non-sectored presets) answers the second request from the line.
     tm, (r,) = run([sector_loads([0, 32, 0])], gpu(l1={"sector_size": 32}))
     c = r.counters
     assert (c["l2_accesses"], c["l2_hits"], c["l2_sector_misses"], c["dram_reads"]) == (2, 1, 0, 1)
     assert (c["l2_sector_accesses"], c["l2_sector_hits"]) == (2, 1)  # per request without sectors
-    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY, L2_HIT_LATENCY]
+    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY - 1, L2_HIT_LATENCY - 1]
 
 
 def test_l2_stored_sector_is_read_without_dram():

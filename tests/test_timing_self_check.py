@@ -86,6 +86,11 @@ MACHINES = {
     # and part of it with two requests a cycle.
     "lookup-all": dict(l1=dict(lookup_latency=5)),
     "lookup-part-2-ports": dict(l1=dict(lookup_latency=3, ports=2)),
+    # Memory instructions queued for the LD/ST unit, schedulers in rotating order, and lines
+    # reserved at the miss in a small L1 and L2 (line reservation failures at both levels).
+    "ldst-queue-rotating": dict(ldst_queue=3, issue_order="rotating"),
+    "reserve-on-miss": dict(l1=dict(allocate="on-miss", size=8 * LINE, assoc=2),
+                            l2=dict(size=16 * LINE, assoc=2, allocate="on-miss")),
 }
 
 

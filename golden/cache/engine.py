@@ -431,21 +431,26 @@ def _victimize(buf, p, h1, h2, h3, L, a, sid, base):
     """
     ways = p[P_WAYS]
     tag = _at(buf, p[O_TAG])
-    dirty = _at(buf, p[O_DIRTY])
     v = choose_victim(p[P_REPL], tag, _at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]),
                       _at_u64(buf, p[O_RNG]), a.c, sid, base, ways)
     v = _victim(h1, h2, h3, L, a, v)
-    old = tag[base + v]
+    return v, _evict_way(buf, p, h1, h2, h3, L, a, base, v)
+
+
+def _evict_way(buf, p, h1, h2, h3, L, a, base, v):
+    """The line in way ``v`` (if any) is replaced: eviction counter, ``on_evict``; returns the line to
+    write back, or -1. The way keeps the old tag until :func:`_put`."""
+    old = _at(buf, p[O_TAG])[base + v]
     wb = np.int64(-1)
     if old >= 0:
         ctr = _at(buf, p[O_CTR] + a.c * _NC)
         ctr[C_EVICTIONS] += 1
-        was_dirty = dirty[base + v]
+        was_dirty = _at(buf, p[O_DIRTY])[base + v]
         _on_evict(h1, h2, h3, L, a, v, old, was_dirty)
         if was_dirty:
             ctr[C_WRITEBACKS] += 1
             wb = old
-    return v, wb
+    return wb
 
 
 def _put(buf, p, h1, h2, h3, L, a, sid, base, v, is_dirty):
@@ -560,7 +565,7 @@ def _below(buf, p, L, a, op, line):
     return q, at_level(a, np.int64(0), op, line >> (q[P_LSHIFT] - p[P_LSHIFT]), np.int64(-1), np.int64(-1))
 
 
-_PHASES = (_find, _hit, _miss, _respond, _drop, _victimize, _put, _below)
+_PHASES = (_find, _hit, _miss, _respond, _drop, _evict_way, _victimize, _put, _below)
 
 # Bound to each family's compiled copy of _access (inlined) by _compile_family.
 _access_first = None
@@ -683,7 +688,7 @@ def family_globals(hooked: bool) -> dict:
     """The module globals of one compiled family, for compiled code built on the engine's phases.
 
     ``_access`` and the phases (``_find``, ``_hit``, ``_miss``, ``_respond``,
-    ``_drop``, ``_victimize``, ``_put``) are bound to that family's compiled
+    ``_drop``, ``_evict_way``, ``_victimize``, ``_put``) are bound to that family's compiled
     copies. The timing model (``golden.gpu``) compiles its loop against
     these, so it runs exactly the functional engine's steps, split in time.
     """

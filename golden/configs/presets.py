@@ -90,6 +90,9 @@ _TIAN15 = GPUConfig(
 #   -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:L,A:256:64,16:0,32     64 sets x 16 ways x 128 B per
 #       sub-partition (3 MB), LRU, write-back, allocate on miss, lazy fetch-on-read, linear
 #       index; 256 MSHRs x 64 merges per sub-partition
+#   -gpgpu_pipeline_widths 2,1,0,2,1,2,1,0,2,1,5 -gpgpu_operand_collector_num_units_mem 8
+#       ID_OC_MEM 1 + 8 memory collector units + OC_EX_MEM 1: ldst_queue 10; 4.0 rotates the
+#       schedulers' issue order every cycle (shader_core_ctx::issue's Issue_Prio)
 #   -rop_latency 120 -dram_latency 100 -icnt_flit_size 40
 #   -gpgpu_dram_buswidth 4 -gpgpu_dram_burst_length 8 -dram_data_command_freq_ratio 4
 #   -gpgpu_dram_timing_opt "nbk=16:CCD=2:RRD=8:RCD=16:RAS=37:RP=16:RC=52:CL=16:..."
@@ -136,6 +139,8 @@ _KIM20 = GPUConfig(
     max_ctas_per_sm=16,
     max_regs_per_sm=32768,
     schedulers_per_sm=2,
+    issue_order="rotating",
+    ldst_queue=10,
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
     icnt_flit_bytes=40,
@@ -184,8 +189,9 @@ _CIAO18 = GPUConfig(
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",
         replacement="lru", index="xor", slices=12, banks=2,
         # GTX480 "-gpgpu_cache:dl2 64:128:8,L:B:m:W,A:32:4,4:0,32": 32 MSHRs of 4 merges per
-        # sub-partition; "-gpgpu_l2_rop_latency 120".
-        mshrs=32, mshr_merges=4, miss_queue=4, hit_latency=120,
+        # sub-partition; "-gpgpu_l2_rop_latency 120"; "W": a store miss is written to DRAM and
+        # its line read and allocated (data_cache::wr_miss_wa, 3.2.2).
+        mshrs=32, mshr_merges=4, miss_queue=4, hit_latency=120, write_allocate="fetch",
     ),
     # 6 GDDR5 channels x 2 sub-partitions: 12 L2 sub-partitions, one per XOR slice.
     l2_partitions=12,
@@ -205,6 +211,10 @@ _CIAO18 = GPUConfig(
     # choice: Fermi limits as in GPGPU-Sim's GTX 480 config: 8 CTAs and 2 schedulers per SM.
     max_ctas_per_sm=8,
     schedulers_per_sm=2,
+    # GPGPU-Sim 3.2.2 configs/GTX480: "-gpgpu_pipeline_widths 2,1,1,2,1,1,2" (ID_OC_MEM 1,
+    # OC_EX_MEM 1) and the default 2 memory operand collector units: 4 memory instructions wait
+    # for the LD/ST unit; 3.2.2 lets scheduler 0 issue first every cycle (issue_order "fixed").
+    ldst_queue=4,
     policy_params={"ciao": {"vta_ways": 8, "vta_sets": 48, "vta_replacement": "fifo"}},
 )
 

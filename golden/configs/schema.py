@@ -22,9 +22,11 @@ __all__ = [
     "INDEX_FUNCTIONS",
     "REPLACEMENTS",
     "WRITE_POLICIES",
+    "WRITE_ALLOCATES",
     "ALLOCATE_POLICIES",
     "SCHEDULERS",
     "STALLED_RELEASES",
+    "ISSUE_ORDERS",
     "CACHE_LIMITS",
     "GPU_LIMITS",
     "MAX_TRACKED_LINES",
@@ -41,6 +43,8 @@ REPLACEMENTS = ("lru", "plru", "fifo", "random", "lfu")
 WRITE_POLICIES = ("write-through", "write-evict", "write-back")
 #: When a missing line gets its way: at the miss (victim chosen then) or when the data returns.
 ALLOCATE_POLICIES = ("on-miss", "on-fill")
+#: How a write-back cache allocates a store miss (CacheConfig.write_allocate).
+WRITE_ALLOCATES = ("lazy", "fetch")
 #: Warp schedulers: loose round robin, greedy-then-oldest, oldest-first, and GPGPU-Sim's
 #: two-level active scheduler (timing model only).
 SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
@@ -48,6 +52,8 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 #: stalled (timing model, ``docs/timing.md``, "Policy blocks"): all of them at once, or only the
 #: one stalled last (ciao18's "in the reverse order").
 STALLED_RELEASES = ("all", "last")
+#: Orders in which an SM's schedulers issue within a cycle (GPUConfig.issue_order).
+ISSUE_ORDERS = ("fixed", "rotating")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -70,6 +76,7 @@ GPU_LIMITS = {
     "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
+    "ldst_queue": (0, 1024),
 }
 #: Highest clock frequency a config may give, in MHz.
 MAX_CLOCK_MHZ = 1e6
@@ -137,6 +144,12 @@ class CacheConfig:
         One of :data:`WRITE_POLICIES`.
     allocate : str
         One of :data:`ALLOCATE_POLICIES`.
+    write_allocate : str
+        Timing model, write-back L2: how a store that misses the line is allocated, one of
+        :data:`WRITE_ALLOCATES`. ``"lazy"`` (GPGPU-Sim's ``L``, lazy fetch-on-read): the
+        written sectors become the line's and nothing is read. ``"fetch"`` (GPGPU-Sim's
+        ``W``, ``data_cache::wr_miss_wa``): the store is also written to DRAM, and the line
+        is read and allocated as for a load miss (an MSHR, a read from DRAM, a clean fill).
     tag_latency, data_latency : int
         Cycles for a tag lookup and a data-array access.
     hit_latency : int
@@ -177,6 +190,7 @@ class CacheConfig:
     replacement: str = "lru"
     write: str = "write-back"
     allocate: str = "on-miss"
+    write_allocate: str = "lazy"
     tag_latency: int = 1
     data_latency: int = 1
     hit_latency: int = 0
@@ -201,9 +215,13 @@ class CacheConfig:
             raise ValueError(f"size: {self.size} bytes is not a whole number of sets of "
                              f"{self.assoc} x {self.line_size}-byte lines")
         for name, allowed in (("index", INDEX_FUNCTIONS), ("replacement", REPLACEMENTS),
-                              ("write", WRITE_POLICIES), ("allocate", ALLOCATE_POLICIES)):
+                              ("write", WRITE_POLICIES), ("allocate", ALLOCATE_POLICIES),
+                              ("write_allocate", WRITE_ALLOCATES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+        if self.write_allocate == "fetch" and self.write != "write-back":
+            raise ValueError(f"write_allocate: 'fetch' allocates store misses of a write-back cache, "
+                             f"not of a {self.write} one")
         if self.index == "smod" or (self.index == "mod" and not self.slices):
             if not _pow2(self.sets):
                 raise ValueError(f"index: {self.index!r} needs a power-of-2 number of sets, not {self.sets}")
@@ -317,11 +335,23 @@ class GPUConfig:
         When every warp of an SM with instructions left is stalled by a policy, reactivate
         ``"all"`` of them at once, or only the one stalled ``"last"`` (the next at the next
         warp exit that leaves the SM so again): :data:`STALLED_RELEASES`.
+    issue_order : str
+        The order of an SM's schedulers within a cycle, which decides who gets a resource
+        both want (the LD/ST unit's queue): ``"fixed"`` (scheduler 0 first every cycle, as
+        GPGPU-Sim 3.x) or ``"rotating"`` (the first scheduler rotates every cycle, as
+        GPGPU-Sim 4.x and Accel-Sim: ``shader_core_ctx::issue``'s ``Issue_Prio``).
+    ldst_queue : int
+        Global memory instructions an SM holds between issue and its LD/ST unit (timing
+        model): a warp may issue one while the unit is busy as long as fewer than this many
+        wait, and the unit takes them in issue order. GPGPU-Sim's pipeline register
+        ``ID_OC_MEM``, memory operand collectors and ``OC_EX_MEM`` (``docs/timing.md``);
+        0: a memory instruction issues only into a free unit.
     icnt_latency : int
         Cycles a packet takes between an SM and an L2 partition, each way.
     icnt_flit_bytes : int
         Bytes per interconnect flit; every port moves one flit per cycle (a read request
-        is one flit, a write or a response one flit plus its data).
+        is its 8-byte header, a write or a response the header and its data, in whole flits:
+        GPGPU-Sim's ``mem_fetch::size``).
     dram_channels : int
         DRAM channels (0: one per L2 partition); partition ``p`` uses channel
         ``p * dram_channels // l2_partitions``.
@@ -362,6 +392,8 @@ class GPUConfig:
     warp_limit: int = 0
     two_level_active: int = 6
     stalled_release: str = "all"
+    ldst_queue: int = 0
+    issue_order: str = "fixed"
     icnt_latency: int = 8
     icnt_flit_bytes: int = 32
     dram_channels: int = 0
@@ -380,7 +412,7 @@ class GPUConfig:
     policy_params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release"))
+        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -393,6 +425,9 @@ class GPUConfig:
         if self.stalled_release not in STALLED_RELEASES:
             raise ValueError(f"stalled_release: must be one of {', '.join(STALLED_RELEASES)}, "
                              f"not {self.stalled_release!r}")
+        if self.issue_order not in ISSUE_ORDERS:
+            raise ValueError(f"issue_order: must be one of {', '.join(ISSUE_ORDERS)}, "
+                             f"not {self.issue_order!r}")
         if self.cta_scheduler != "round-robin":
             raise ValueError(f"cta_scheduler: only 'round-robin' is supported, not {self.cta_scheduler!r}")
         for name in ("core_clock_mhz", "icnt_clock_mhz", "l2_clock_mhz", "dram_clock_mhz"):

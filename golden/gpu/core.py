@@ -39,20 +39,27 @@ from golden.cache.by_ref import by_ref
 # one engine family (golden.cache.engine.family_globals); the imports give them to readers and linters.
 from golden.cache.engine import (  # noqa: I001
     NP,
+    O_CLOCK,
     O_DIRTY,
     O_FREQ,
+    O_RNG,
     O_STAMP,
     O_TAG,
+    O_TREE,
     P_INDEX,
     P_LOG2SETS,
     P_MASK,
     P_PRIME,
+    P_REPL,
     P_SHIFT,
     P_SLICES,
+    P_WAYS,
     _access,
     _at,
+    _at_u64,
     _drop,
     _engine_hooks,
+    _evict_way,
     _find,
     _hit,
     _miss,
@@ -66,11 +73,11 @@ from golden.cache.engine import (  # noqa: I001
     _ptr,
     _put,
     _respond,
-    _victimize,
+    _victim,
 )
 from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM_MIGRATE, Access, at_level
 from golden.cache.indexing import set_index
-from golden.cache.replacement import invalidate
+from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
 from golden.gpu.bound_hooks import bind, hook_key, level_refs, level_states
 from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
@@ -86,7 +93,8 @@ __all__ = ["step_function"]
  K_N_CH, K_BANKS, K_ROW_LINES, K_T_CL, K_T_RCD, K_T_RP, K_T_RAS, K_DRAM_BPC100,
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
- K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE) = range(len(layout.CONFIG))
+ K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
+ K_ISSUE_ROTATING, K_L2_WRITE_FETCH) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -95,7 +103,8 @@ __all__ = ["step_function"]
  C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
  C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES, C_QUIET_CYCLES,
- C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU) = range(len(layout.COUNTERS))
+ C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU,
+ C_L1_FAIL_LINE) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -103,14 +112,14 @@ __all__ = ["step_function"]
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
- W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD, W_W_STALL_T,) = range(24)
+ W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD, W_W_STALL_T, W_W_LDQ,) = range(25)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
- M_LQ_FAIL, M_CTL_NBLOCKED,) = range(38)
+ M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N,) = range(40)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -122,8 +131,9 @@ __all__ = ["step_function"]
 (H_D_BUS,) = range(1)
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
+(D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [24, 4, 38, 10, 18, 4, 6, 9, 3, 1, 2, 4]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 40, 10, 18, 4, 6, 9, 3, 1, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -156,6 +166,14 @@ N_SERIES = 5
 # a load sent past the L1 before its lookup (``on_lookup``).
 LOG_READY, LOG_FIRST_CTA, LOG_BYPASS = 5, 6, 7
 N_LOG = 5
+# Bytes of a packet's header (GPGPU-Sim's READ_PACKET_SIZE and WRITE_PACKET_SIZE, shader.h): a read
+# request is the header alone, a write or a response the header and its data (mem_fetch::size).
+PACKET_HEADER = 8
+# In an L1 or L2 sector mask (l1_sec, l2_sec): the way holds a line whose fill is pending (allocate on
+# miss, _reserve); masks have at most 8 sectors. Added to such a line's replacement stamp, so that LRU
+# and FIFO never choose it while an unreserved way is left.
+RESERVED = np.int64(1) << 62
+RESERVED_STAMP = np.int64(1) << 58
 
 
 def _popcount(x):
@@ -206,7 +224,8 @@ def _l2_bytes(K, sectors):
 
 
 def _flits(K, nbytes):
-    return 1 + (nbytes + K[K_FLIT] - 1) // K[K_FLIT]
+    """Flits of a packet carrying ``nbytes`` of data and the header, GPGPU-Sim's way (``mem_fetch::size``)."""
+    return (nbytes + PACKET_HEADER + K[K_FLIT] - 1) // K[K_FLIT]
 
 
 def _event(S, time, kind, payload):
@@ -300,7 +319,7 @@ def _dram(K, S, t, part, line2, nbytes, is_write):
 
 def _respond_to_sm(K, S, r, part, ready):
     """Send request ``r``'s response from ``part`` at cycle ``ready``; schedules its arrival."""
-    flits = _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else 1
+    flits = _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else _flits(K, 0)
     depart = max(ready, S.part[P_P_RSP_FREE, part])
     S.part[P_P_RSP_FREE, part] = depart + flits
     arrive = max(depart + K[K_ICNT_LAT], S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]])
@@ -346,22 +365,73 @@ def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty, sectors):
             _at(buf, q[O_DIRTY])[base + way] = 1
         S.l2_sec[base + way] |= sectors
         return b
-    v, wb = _victimize(buf, q, h1, h2, h3, 1, b, sid, base)
+    v, wb = _take_way(buf, q, h1, h2, h3, 1, b, sid, base, S.l2_sec)
     if wb >= 0:
         _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
     S.l2_sec[base + v] = sectors
     return _put(buf, q, h1, h2, h3, 1, b, sid, base, v, dirty)
 
 
-def _evict_at_miss(buf, p, h1, h2, h3, L, a, sid, base):
-    """Allocate-on-miss: the victim leaves at the miss (its way is free until the fill).
+def _all_reserved(p, sec, base):
+    """Every way of the set at ``base`` waits for a fill (``sec``: the level's sector masks)."""
+    for w in range(p[P_WAYS]):
+        if not sec[base + w] & RESERVED:
+            return False
+    return True
 
-    Returns the line to write back, or -1.
+
+def _take_way(buf, p, h1, h2, h3, L, a, sid, base, sec):
+    """The way a new line takes in the set at ``base``, its line evicted: ``(way, line to write back or -1)``.
+
+    As the engine's ``_victimize`` (the replacement policy's choice, then the
+    ``victim`` hook), but never a reserved way, which the caller made sure is
+    not every way (:func:`_all_reserved`): LRU and FIFO never choose one (its
+    stamp is raised by ``RESERVED_STAMP``); another policy's choice, or a
+    hook's, that is reserved gives way to the least recently stamped way that
+    is not (the hook's only if the policy's was reserved).
     """
-    v, wb = _victimize(buf, p, h1, h2, h3, L, a, sid, base)
-    if _at(buf, p[O_TAG])[base + v] >= 0:
-        _clear_way(buf, p, base, v)
+    stamp = _at(buf, p[O_STAMP])
+    v = choose_victim(p[P_REPL], _at(buf, p[O_TAG]), stamp, _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]),
+                      _at_u64(buf, p[O_RNG]), a.c, sid, base, p[P_WAYS])
+    if sec[base + v] & RESERVED:
+        v = np.int64(-1)
+        for w in range(p[P_WAYS]):
+            if not sec[base + w] & RESERVED and (v < 0 or stamp[base + w] < stamp[base + v]):
+                v = np.int64(w)
+    w = _victim(h1, h2, h3, L, a, v)
+    if not sec[base + w] & RESERVED:
+        v = w
+    return v, _evict_way(buf, p, h1, h2, h3, L, a, base, v)
+
+
+def _reserve(buf, p, h1, h2, h3, L, a, sid, base, sec):
+    """Allocate on miss: the victim leaves now and its way holds ``a.line`` until the fill.
+
+    GPGPU-Sim's reserved line (``tag_array::access``): no lookup hits it (a
+    request for it merges into its MSHR), no other miss may take its way, and
+    its replacement stamp is the miss's (``allocate`` sets the last access
+    time; the fill does not). Returns the line to write back, or -1.
+    """
+    v, wb = _take_way(buf, p, h1, h2, h3, L, a, sid, base, sec)
+    _at(buf, p[O_TAG])[base + v] = a.line
+    _at(buf, p[O_DIRTY])[base + v] = 0
+    stamp = _at(buf, p[O_STAMP])
+    insert(p[P_REPL], stamp, _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]), _at(buf, p[O_CLOCK]), sid, base, v,
+           p[P_WAYS])
+    stamp[base + v] += RESERVED_STAMP
+    sec[base + v] = RESERVED
     return wb
+
+
+def _fill_reserved(buf, p, h1, h2, h3, L, a, sid, base, way, dirty, sec, sectors):
+    """The line reserved in ``way`` arrived: valid with ``sectors`` (fill counter, ``on_fill``); the
+    context with ``a.way``. Its replacement stamp stays the miss's."""
+    stamp = _at(buf, p[O_STAMP])
+    st = stamp[base + way] - RESERVED_STAMP
+    a = _put(buf, p, h1, h2, h3, L, a, sid, base, way, dirty)
+    stamp[base + way] = st
+    sec[base + way] = sectors
+    return a
 
 
 def _clear_way(buf, p, base, way):
@@ -384,6 +454,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     need = _l2_sectors(K, S.r[R_R_LINE, r], S.r[R_R_SEC, r])
     op = np.int64(LOAD) if kind == RQ_READ else (np.int64(STORE) if kind == RQ_WRITE else np.int64(ATOMIC))
     s, sid, base, way = _find(buf, q, 0, line2)
+    if way >= 0 and S.l2_sec[base + way] & RESERVED:
+        way = np.int64(-1)  # a line waiting for its fill: the request meets its MSHR
     b = _request_access(K, S, r, np.int64(0), op, line2)
     b = at_level(b, np.int64(0), op, line2, s, way)
     valid = S.l2_sec[base + way] if way >= 0 else np.int64(0)
@@ -392,13 +464,19 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     e = np.int64(-1)
     if way < 0 or (not hit and kind != RQ_WRITE):  # a pending MSHR of the line matters
         e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
-    if not hit and kind != RQ_WRITE:
+    # A store that misses the line under write_allocate "fetch" reads it as a load miss does.
+    fetch_write = kind == RQ_WRITE and way < 0 and e < 0 and K[K_L2_WRITE_FETCH] != 0
+    if not hit and (kind != RQ_WRITE or fetch_write):
         if e < 0 and S.part[P_L2_META, part] == 0:
             S.c[C_L2_FAIL] += 1
             return False
         if e >= 0 and K[K_L2_MERGES] > 0 and S.f[F_F_N, e] >= K[K_L2_MERGES]:
             S.c[C_L2_FAIL] += 1
             return False
+    if way < 0 and e < 0 and not K[K_L2_ON_FILL] and _all_reserved(q, S.l2_sec, base):
+        # Every way waits for a fill: no line can be allocated (GPGPU-Sim's LINE_ALLOC_FAIL).
+        S.c[C_L2_FAIL] += 1
+        return False
     S.c[C_L2_ACC] += 1
     # Per sector, as GPGPU-Sim counts a sectored cache: the request's sectors and those present.
     S.c[C_L2_SEC_ACC] += _popcount(need)
@@ -441,7 +519,11 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         S.r[R_R_NEXT, S.f[F_F_TAIL, e]] = r
         S.f[F_F_TAIL, e] = r
         return True
-    if kind == RQ_WRITE:
+    if fetch_write:
+        # GPGPU-Sim's naive write-allocate (W, data_cache::wr_miss_wa): the store goes on to DRAM
+        # and the line is read and allocated below, its MSHR serving no one (stores are not answered).
+        _dram(K, S, t + K[K_L2_LAT], part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True)
+    elif kind == RQ_WRITE:
         # Write-allocate without fetching: the written sectors are the line's (lazy fetch-on-read).
         req = _miss(buf, q, h1, h2, h3, 1, b, False)
         if _respond(buf, q, h1, h2, h3, 1, b, req, np.int64(0)):
@@ -456,7 +538,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         req = np.int64(0)
         fetch = need & ~valid
     else:
-        req = _miss(buf, q, h1, h2, h3, 1, b, False if kind == RQ_ATOMIC else True)
+        req = _miss(buf, q, h1, h2, h3, 1, b, kind == RQ_READ)
         fetch = need
     n = S.part[P_L2_META, part] - 1
     S.part[P_L2_META, part] = n
@@ -472,7 +554,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     S.f[F_F_READS, e] = 1
     S.r[R_R_NEXT, r] = -1
     if way < 0 and not K[K_L2_ON_FILL]:
-        wb = _evict_at_miss(buf, q, h1, h2, h3, 1, b, sid, base)
+        wb = _reserve(buf, q, h1, h2, h3, 1, b, sid, base, S.l2_sec)
         if wb >= 0:
             _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
     ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, fetch), b, req)
@@ -495,7 +577,16 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
     r0 = S.f[F_F_HEAD, e]
     b = _request_access(K, S, r0, np.int64(0), np.int64(LOAD), line2)
     s, sid, base, way = _find(buf, q, 0, line2)
-    if way >= 0:
+    if way >= 0 and S.l2_sec[base + way] & RESERVED:
+        # Allocated at the miss: the line fills its way, or leaves it free when it bypasses.
+        if _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
+            _clear_way(buf, q, base, way)
+            S.l2_sec[base + way] = 0
+            way = np.int64(-1)
+        else:
+            b = _fill_reserved(buf, q, h1, h2, h3, 1, at_level(b, np.int64(0), np.int64(LOAD), line2, s, way),
+                               sid, base, way, S.f[F_F_DIRTY, e], S.l2_sec, S.f[F_F_SEC, e])
+    elif way >= 0:
         b = at_level(b, np.int64(0), np.int64(LOAD), line2, s, way)
         S.l2_sec[base + way] |= S.f[F_F_SEC, e]
         if S.f[F_F_DIRTY, e]:
@@ -718,7 +809,16 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     a = _request_access(K, S, r, sm, np.int64(LOAD), line)
     s, sid, base, way = _find(buf, p, sm, line)
     a = at_level(a, sm, np.int64(LOAD), line, s, way)
-    if S.e[E_E_SMEM, e]:
+    if way >= 0 and S.l1_sec[base + way] & RESERVED:
+        # Allocated at the miss: the line fills its way, or leaves it free when it bypasses.
+        a = at_level(a, sm, np.int64(LOAD), line, s, np.int64(-1))
+        if _respond(buf, p, h1, h2, h3, 0, a, S.e[E_E_FLAGS, e], S.r[R_R_RESP, r]):
+            _clear_way(buf, p, base, way)
+            S.l1_sec[base + way] = 0
+        else:
+            a = _fill_reserved(buf, p, h1, h2, h3, 0, a, sid, base, way, S.e[E_E_WRITE, e], S.l1_sec,
+                               S.e[E_E_SEC, e])
+    elif S.e[E_E_SMEM, e]:
         # A miss of a redirected warp: the line fills the shared-memory cache, not the L1D.
         _smem_install(h1, h2, h3, K, S, sm, line, S.r[R_R_SLOT, r], a)
         _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_FILL), e - sm * K[K_L1_MSHRS], t)
@@ -726,7 +826,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
         # A sector miss (or a line a store brought in meanwhile): the sectors join the line.
         S.l1_sec[base + way] |= S.e[E_E_SEC, e]
     elif not _respond(buf, p, h1, h2, h3, 0, a, S.e[E_E_FLAGS, e], S.r[R_R_RESP, r]):
-        v, wb = _victimize(buf, p, h1, h2, h3, 0, a, sid, base)
+        v, wb = _take_way(buf, p, h1, h2, h3, 0, a, sid, base, S.l1_sec)
         a = _put(buf, p, h1, h2, h3, 0, a, sid, base, v, S.e[E_E_WRITE, e])
         S.l1_sec[base + v] = S.e[E_E_SEC, e]
     map_del(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line)
@@ -880,6 +980,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
     sec = a0.sectors
     g = sm * K[K_SLOTS] + slot
     s, sid, base, way = _find(buf, p, sm, line)
+    if way >= 0 and S.l1_sec[base + way] & RESERVED:
+        way = np.int64(-1)  # a line waiting for its fill: a load meets its MSHR, a store misses
     a = at_level(a0, sm, op, line, s, way)
     is_load = op == LOAD
     redirect = is_load and S.w[W_CTL_REDIRECT, g] != 0 and S.sm[M_CTL_SMEM_LINES, sm] > 0
@@ -944,6 +1046,11 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
                 _log(K, S, sm, line, op, np.int64(3))
                 _window_load(S, sm, t, np.int64(0), np.int64(1))
             return True
+        if way < 0 and not redirect and not K[K_L1_ON_FILL] and _all_reserved(p, S.l1_sec, base):
+            # Every way waits for a fill: no line can be allocated (GPGPU-Sim's LINE_ALLOC_FAIL).
+            S.c[C_L1_FAIL_LINE] += 1
+            S.sm[M_LD_FAIL, sm] = C_L1_FAIL_LINE
+            return False
         if S.sm[M_L1_META, sm] == 0 or S.wt_meta[0] == 0:
             S.c[C_L1_FAIL_MSHR] += 1
             S.sm[M_LD_FAIL, sm] = C_L1_FAIL_MSHR
@@ -969,7 +1076,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
             flags = _miss(buf, p, h1, h2, h3, 0, a, True)
             _log(K, S, sm, line, op, np.int64(2))
             if not K[K_L1_ON_FILL]:
-                _evict_at_miss(buf, p, h1, h2, h3, 0, a, sid, base)  # a write-through L1 has no dirty line
+                # A write-through L1 has no dirty line to write back.
+                _reserve(buf, p, h1, h2, h3, 0, a, sid, base, S.l1_sec)
         n = S.sm[M_L1_META, sm] - 1
         S.sm[M_L1_META, sm] = n
         e = S.e[E_E_FREE, sm * K[K_L1_MSHRS] + n] + sm * K[K_L1_MSHRS]
@@ -1113,7 +1221,7 @@ def _inject(K, S, t, sm):
     r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
     S.sm[M_MQ_HEAD, sm] = (S.sm[M_MQ_HEAD, sm] + 1) % q
     S.sm[M_MQ_N, sm] -= 1
-    flits = 1 if S.r[R_R_KIND, r] == RQ_READ else _flits(K, _bytes_of(K, S.r[R_R_SEC, r]))
+    flits = _flits(K, 0) if S.r[R_R_KIND, r] == RQ_READ else _flits(K, _bytes_of(K, S.r[R_R_SEC, r]))
     S.sm[M_INJ_FREE, sm] = t + flits
     part = S.r[R_R_PART, r]
     arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
@@ -1129,14 +1237,14 @@ def _retire_if_done(K, S, g):
     """Retire slot ``g`` if it issued everything, its loads are back and the LD/ST unit is done with it.
 
     A warp's last store can still be in the LD/ST unit (sending its line
-    requests) or in the lookup pipeline when the warp issues its last
+    requests), waiting for it (``ldst_queue``) or in the lookup pipeline when the warp issues its last
     instruction: the slot stays taken until both are done with it, or a new
     warp in the slot would be charged with the store, and the kernel could end
     with the unit still busy.
     """
     sm = g // K[K_SLOTS]
     if S.w[W_W_DONE, g] and S.w[W_W_PEND, g] == 0 and S.sm[M_LD_SLOT, sm] != g - sm * K[K_SLOTS] \
-            and S.w[W_W_LQ, g] == 0:
+            and S.w[W_W_LQ, g] == 0 and S.w[W_W_LDQ, g] == 0:
         _retire(K, S, g)
 
 
@@ -1343,7 +1451,8 @@ def _why(K, W, M, op, space, sm, g):
     elif dep != 1 and W[W_W_PEND, g] > 0:
         return WHY_MEM
     r = W[W_W_ROW, g]
-    if space[r] == GLOBAL and op[r] != BARRIER and M[M_LD_SLOT, sm] >= 0:
+    if space[r] == GLOBAL and op[r] != BARRIER and M[M_LD_SLOT, sm] >= 0 \
+            and M[M_LDQ_N, sm] >= K[K_LDST_QUEUE]:
         return WHY_STRUCT
     return OK
 
@@ -1455,6 +1564,26 @@ def _two_level(K, W, M, op, space, sm, s, m):
         count += 1
 
 
+def _ldst_start(S, P, sm, w, r):
+    """The LD/ST unit of ``sm`` takes instruction row ``r`` of warp slot ``w``: it sends its line requests."""
+    S.sm[M_LD_SLOT, sm] = w
+    S.sm[M_LD_ROW, sm] = r
+    S.sm[M_LD_NEXT, sm] = P.req_ptr[r]
+
+
+def _ldst_next(K, S, P, sm):
+    """The LD/ST unit of ``sm`` is free: it takes the oldest instruction of its queue, if any."""
+    if S.sm[M_LDQ_N, sm] == 0:
+        return
+    d = K[K_LDST_QUEUE]
+    q = sm * d + S.sm[M_LDQ_HEAD, sm]
+    w = S.ldq[D_LDQ_SLOT, q]
+    S.sm[M_LDQ_HEAD, sm] = (S.sm[M_LDQ_HEAD, sm] + 1) % d
+    S.sm[M_LDQ_N, sm] -= 1
+    S.w[W_W_LDQ, sm * K[K_SLOTS] + w] -= 1
+    _ldst_start(S, P, sm, w, S.ldq[D_LDQ_ROW, q])
+
+
 def _issue(K, S, P, sm, w, t):
     """Slot ``w`` of ``sm`` issues its next instruction."""
     g = sm * K[K_SLOTS] + w
@@ -1475,9 +1604,16 @@ def _issue(K, S, P, sm, w, t):
             S.c[C_GLOBAL] += 1
             n = P.req_ptr[r + 1] - P.req_ptr[r]
             if n > 0:
-                S.sm[M_LD_SLOT, sm] = w
-                S.sm[M_LD_ROW, sm] = r
-                S.sm[M_LD_NEXT, sm] = P.req_ptr[r]
+                if S.sm[M_LD_SLOT, sm] < 0:
+                    _ldst_start(S, P, sm, w, r)
+                else:
+                    # The unit is busy: the instruction waits in the SM's queue (_why checked room).
+                    d = K[K_LDST_QUEUE]
+                    q = sm * d + (S.sm[M_LDQ_HEAD, sm] + S.sm[M_LDQ_N, sm]) % d
+                    S.ldq[D_LDQ_SLOT, q] = w
+                    S.ldq[D_LDQ_ROW, q] = r
+                    S.sm[M_LDQ_N, sm] += 1
+                    S.w[W_W_LDQ, g] += 1
                 if o != STORE:
                     S.w[W_W_PEND, g] += n
                     S.w[W_W_LOAD_T, g] = t
@@ -1590,6 +1726,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
                     S.sm[M_LD_SLOT, sm] = -1
                     S.sm[M_WAKE, sm] = WAKE_ALL
+                    _ldst_next(K, S, P, sm)  # it sends from the next cycle, as an instruction just issued
                     if S.w[W_W_ACTIVE, g]:
                         _retire_if_done(K, S, g)
             if S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
@@ -1607,7 +1744,12 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
             # starts or retires, a policy blocks or unblocks a warp): until then it stalls for the
             # same reason, unscanned.
-            for s in range(n_sched):
+            # The first scheduler: 0, or rotating every cycle (issue_order; GPGPU-Sim 4's Issue_Prio).
+            first = t % n_sched if K[K_ISSUE_ROTATING] else 0
+            for i_s in range(n_sched):
+                s = first + i_s
+                if s >= n_sched:
+                    s -= n_sched
                 k = sm * n_sched + s
                 S.c[C_ISSUE_CYCLES] += 1
                 # Read per scheduler: an earlier scheduler's issue this cycle may wake a later one
@@ -1821,14 +1963,13 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
-              _prompted, _quiet,
-              _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install, _clear_way,
-              _evict_at_miss, _l2_serve, _l2_fill, _waiter, _load_done, _pending, _restop, _log, _l1_fill,
-              _l1_access, _l1_send,
-              _lookups, _lq_ready, _hit_payload, _hit_data, _l1_lookup,
-              _smem_install, _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject,
-              _retire_if_done, _retire, _release_stalled, _finish_issue, _release_barrier, _dispatch, _why,
-              _eligibility, _pick, _two_level, _issue, _handle, _series, _unblock, _blame, _loop)
+              _prompted, _quiet, _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
+              _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
+              _load_done, _pending, _restop, _log, _l1_fill, _l1_access, _l1_send, _lookups, _lq_ready,
+              _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held, _queue_full,
+              _enqueue, _inject_time, _inject, _retire_if_done, _retire, _release_stalled, _finish_issue,
+              _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _ldst_start, _ldst_next,
+              _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):

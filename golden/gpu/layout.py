@@ -20,7 +20,10 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
 #: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
 #: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
-#: SM's ring, ``lq_fail`` the reservation failure its head met). Under the ``registers`` dependence
+#: SM's ring, ``lq_fail`` the reservation failure its head met), ``ldq`` per entry of the SMs'
+#: memory-instruction queues (``ldst_queue``: a global memory instruction issued and waiting for
+#: the LD/ST unit; ``w_ldq`` counts a warp's entries, ``ldq_head``/``ldq_n`` an SM's ring). Under
+#: the ``registers`` dependence
 #: rule, ``w_stop`` is the position (in the warp's instructions) it may not issue before its
 #: pending loads that position waits for are back, ``w_old`` its oldest row that may still be
 #: pending, and ``r_row``/``wt_row`` the row a request or MSHR waiter completes. ``w_stall_t`` is
@@ -30,7 +33,7 @@ TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
-        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old', 'w_stall_t'
+        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old', 'w_stall_t', 'w_ldq'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -41,7 +44,7 @@ TABLES = {
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
-        'lq_fail', 'ctl_nblocked'
+        'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -71,6 +74,9 @@ TABLES = {
     'lq': (
         'lq_slot', 'lq_row', 'lq_req', 'lq_ready'
     ),
+    'ldq': (
+        'ldq_slot', 'ldq_row'
+    ),
 }
 
 #: Blocks of an SM's shared-memory cache at most: ciao18's 9-bit block index (G and 8 R bits).
@@ -86,7 +92,8 @@ CONFIG = (
     "n_channels", "dram_banks", "dram_row_lines", "t_cl", "t_rcd", "t_rp", "t_ras", "dram_bytes_per_100",
     "dram_latency", "fixed_latency", "series_period", "log_capacity", "kernel",
     "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
-    "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release",
+    "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release", "ldst_queue",
+    "issue_rotating", "l2_write_fetch",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -106,6 +113,8 @@ COUNTERS = (
     # Policy blocks the loop released: on one SM whose every warp with instructions left was blocked
     # (at a warp's exit or a CTA dispatch), and on the whole GPU when only blocked warps could go on.
     "policy_releases_sm", "policy_releases_gpu",
+    # L1 misses refused because every way of their set waited for a fill (allocate on miss).
+    "l1_reservation_fails_line",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

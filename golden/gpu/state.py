@@ -141,7 +141,8 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
             gpu.dram_clock_mhz / gpu.core_clock_mhz if gpu.core_clock_mhz and gpu.dram_clock_mhz else 1)),
         "dram_latency": gpu.dram_latency, "fixed_latency": fixed_latency, "series_period": series_period,
         "self_check": int(self_check),
-        "stalled_release": STALLED_RELEASES.index(gpu.stalled_release),
+        "stalled_release": STALLED_RELEASES.index(gpu.stalled_release), "ldst_queue": gpu.ldst_queue,
+        "issue_rotating": gpu.issue_order == "rotating", "l2_write_fetch": l2.write_allocate == "fetch",
         "log_capacity": log_capacity,
     }
     if gpu.l2_partitions > l2.sets:
@@ -164,7 +165,8 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     n_wait = int(n_sm * (m1 * merges + slots * 32))
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
-             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "lq": n_sm * k[_K["l1_lq_size"]]}
+             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "lq": n_sm * k[_K["l1_lq_size"]],
+             "ldq": n_sm * max(1, k[_K["ldst_queue"]])}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
