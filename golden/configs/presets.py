@@ -44,6 +44,11 @@ _TIAN15 = GPUConfig(
         size=16 * KB, assoc=8, line_size=64, replacement="plru", tag_latency=1, data_latency=4,
         # choice: GCN's vector L1 is write-through (tian15 cites the GCN whitepaper [3]).
         write="write-through",
+        # choice: allocate on fill. tian15 Section 6: "On a cache miss, both the tag and data
+        # arrays will be accessed again to fill the selected cache block"; "On a cache miss
+        # predicted to bypass, the data is sent directly to the compute unit without accessing
+        # the cache structure again": a bypassed miss takes no way (docs/configs.md).
+        allocate="on-fill",
     ),
     l2=CacheConfig(
         size=256 * KB, assoc=16, line_size=64, replacement="plru", tag_latency=4, data_latency=16,
