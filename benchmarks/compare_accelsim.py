@@ -257,13 +257,39 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True)
         "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
         # One set-index slice per sub-partition (GPGPU-Sim indexes each sub-partition's cache).
         "l2.index": l2["index"], "l2.index_slices": subs,
+        "l2.slice_map": slice_map_of(text),
         "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
         "l2.sector_size": l2["sector"],
     }
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
-            for key in theirs if ours[key] != theirs[key] and ours[key] is not None]
+            for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
+
+
+def slice_map_of(text: str) -> str | None:
+    """gpucache's ``slice_map`` for a config's address decoder (``-gpgpu_mem_addr_mapping``).
+
+    With the channel at bit 8 (``dramid@8``) and 2 sub-partitions per channel, the sub-partition
+    is the lowest bank bit of the mask: below bit 8 (the TITAN X Pascal's ``...RBBBCCCC.BCCSSSSS``)
+    the lines go to ``line mod N`` relabelled, ``"mod"``; at bit 8 of the address left once a
+    channel count that is not a power of two is divided out (the GTX 480's
+    ``...BBBCCCCB.CCSSSSSS``), ``"gtx480"``. Any other decoder is returned as its option text;
+    None when the config names none.
+    """
+    option = _option(text, "gpgpu_mem_addr_mapping")
+    if option is None:
+        return None
+    start, _, mask = option.partition(";")
+    bits = mask.replace(".", "")[::-1]
+    low_bank = bits.find("B")
+    n_mem = int(_option(text, "gpgpu_n_mem"))
+    if start == "dramid@8" and _option(text, "gpgpu_n_sub_partition_per_mchannel").strip() == "2":
+        if low_bank == 7:
+            return "mod"
+        if low_bank == 8 and n_mem & (n_mem - 1):
+            return "gtx480"
+    return option
 
 
 def with_fields(gpu: GPUConfig, settings: list[str]) -> GPUConfig:

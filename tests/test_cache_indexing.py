@@ -76,7 +76,8 @@ def test_xor_matches_gpgpusim_bitwise_xoring_function():
 
 
 def test_xor_sliced_sets_768_in_12():
-    # The ciao18 L2's indexing: 768 sets in 12 slices of 64, slice = line % 12, q = line // 12,
+    # The ciao18 L2's indexing with slices by line: 768 sets in 12 slices of 64, slice = line % 12,
+    # q = line // 12,
     # set = 64 * slice + ((q & 63) ^ ((q >> 6) & 63)).
     # 0: slice 0, q 0 -> 0.  5: slice 5, q 0 -> 320.  12: slice 0, q 1 -> 1.
     # 768 = 12 * 64: slice 0, q 64 = 0b1_000000 -> 0 ^ 1 = 1.
@@ -86,7 +87,7 @@ def test_xor_sliced_sets_768_in_12():
     lines = [0, 5, 12, 768, 787, 2366, 49163]
     expected = [0, 320, 1, 1, 448, 134, 704]
     assert set_indices(direct_mapped(768, "xor", slices=12), lines).tolist() == expected
-    assert set_indices(preset("ciao18").l2, lines).tolist() == expected
+    assert set_indices(preset("ciao18").l2.replace(slice_map="mod"), lines).tolist() == expected
 
 
 def test_xor_default_slices_768():
@@ -115,7 +116,7 @@ def test_slices_match_gpgpusim_per_sub_partition():
     line = addr // line_size
     part_addr = (line // slices) * line_size + addr % line_size  # the address without the slice
     expected = (line % slices) * per + gpgpusim_xor(part_addr, per, line_size)
-    assert (set_indices(preset("ciao18").l2, line) == expected).all()
+    assert (set_indices(preset("ciao18").l2.replace(slice_map="mod"), line) == expected).all()
 
 
 def gpgpusim_dramid8_sub_partition(addr, channels: int = 12, per_channel: int = 2):
@@ -327,3 +328,82 @@ def test_slices_config_errors(sets, slices, message):
 def test_mod_slices_config_errors(sets, slices, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         direct_mapped(sets, "mod", slices=slices)
+
+
+def gtx480_l2(index: str = "xor") -> CacheConfig:
+    """The ciao18 (GTX 480) L2 with its address decoder."""
+    return dataclasses.replace(preset("ciao18").l2, index=index, slice_map="gtx480")
+
+
+#: (byte address, L2 bank, set) of 24 lines of Accel-Sim's run of ``rdgc/gesummv`` at scale 0.25
+#: on GPGPU-Sim's GTX 480 config (its `data_cache::access` logged `L2_bank_NNN` and the line's
+#: cache index; set = index // 8 ways). Taken from the peer, not computed here.
+_ACCELSIM_GTX480_L2 = [
+    (268665344, 4, 45), (268726784, 4, 5), (269156736, 2, 51), (269648256, 2, 54), (270533120, 4, 0),
+    (270602240, 5, 44), (270737536, 5, 7), (271061376, 2, 28), (271884544, 2, 61), (272003200, 5, 51),
+    (272417408, 1, 24), (272744704, 2, 54), (272974208, 7, 45), (273068416, 10, 42), (273863040, 2, 24),
+    (274788992, 1, 56), (274796544, 0, 51), (275366528, 1, 58), (275411456, 4, 25), (275501696, 1, 17),
+    (275735040, 1, 14), (275759232, 8, 62), (276427264, 9, 7), (276439552, 9, 56),
+]
+
+
+def test_gtx480_slice_map_matches_accelsim_log():
+    addr = np.array([a for a, _, _ in _ACCELSIM_GTX480_L2])
+    expected = [bank * 64 + s for _, bank, s in _ACCELSIM_GTX480_L2]
+    assert set_indices(gtx480_l2(), addr // 128).tolist() == expected
+    assert set_indices(preset("ciao18").l2, addr // 128).tolist() == expected
+
+
+def gpgpusim_gtx480_sub_partition(addr, channels: int = 6):
+    """GPGPU-Sim's ``addrdec_tlx`` "gap" path for the GTX 480's ``dramid@8;...BBBCCCCB.CCSSSSSS``.
+
+    The bank's lowest bit is bit 8 of the address left once the channel is divided out (not
+    bit 7 as on the TITAN X Pascal), and ``partition_address`` packs it out.
+    """
+    chip = (addr >> 8) % channels
+    rest = ((addr >> 8) // channels << 8) | (addr & 0xFF)
+    sub = chip * 2 + ((rest >> 8) & 1)
+    part_addr = ((rest >> 9) << 8) | (rest & 0xFF)
+    return sub, part_addr
+
+
+@pytest.mark.parametrize("index", ["mod", "xor", "fermi"])
+def test_gtx480_slice_map_matches_gpgpusim_decoder(index):
+    addr = np.random.default_rng(11).integers(0, 1 << 40, 4000)
+    sub, part_addr = gpgpusim_gtx480_sub_partition(addr)
+    if index == "mod":
+        within = (part_addr >> 7) % 64
+    elif index == "xor":
+        within = gpgpusim_xor(part_addr, 64, 128)
+    else:
+        within = np.array([gpgpusim_fermi(int(a), 64, 128) for a in part_addr])
+    assert (set_indices(gtx480_l2(index), addr // 128) == sub * 64 + within).all()
+
+
+def test_gtx480_slice_map_is_not_line_mod_slices():
+    """Lines 0 and 12 share a slice under "mod"; the decoder's sub-partition bit parts them."""
+    lines = np.array([0, 12])
+    assert (set_indices(preset("ciao18").l2.replace(slice_map="mod"), lines) // 64).tolist() == [0, 0]
+    assert (set_indices(gtx480_l2(), lines) // 64).tolist() == [0, 1]
+
+
+def test_gtx480_slice_map_on_engine_and_reference():
+    cfg = gtx480_l2()
+    rng = np.random.default_rng(12)
+    lines = rng.integers(0, 12 * 64 * 40, 4000)
+    ops = rng.choice(np.array([1, 1, 1, 2], np.uint8), lines.size)
+    hits = Cache(cfg).access(lines, ops)
+    ref = RefHierarchy([cfg])
+    assert hits.tolist() == [ref.access(0, int(x), int(op)) == 1 for x, op in zip(lines, ops, strict=True)]
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"slice_map": "gap"}, "slice_map: must be one of mod, gtx480, not 'gap'"),
+    ({"slice_map": "gtx480", "slices": 0, "index": "mod", "size": 64 * 128 * 8},
+     "slice_map: 'gtx480' spreads lines over an even number of slices"),
+    ({"slice_map": "gtx480", "index": "prime"}, "slice_map: 'gtx480' spreads lines over an even number"),
+    ({"slice_map": "gtx480", "line_size": 64, "size": 768 * 8 * 64}, "slice_map: 'gtx480' decodes 128-byte"),
+])
+def test_gtx480_slice_map_config_errors(fields, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        dataclasses.replace(preset("ciao18").l2, **fields)

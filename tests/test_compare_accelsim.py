@@ -34,7 +34,11 @@ KIM20_TEXT = """\
 -gpgpu_scheduler gto
 -gpgpu_pipeline_widths 2,1,0,2,1,2,1,0,2,1,5
 -gpgpu_operand_collector_num_units_mem 8
+-gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS
 """
+
+#: The GTX 480's decoder (configs/GTX480 of 24f29469): 6 channels, the bank's lowest bit above them.
+GTX480_MAPPING = "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS"
 
 
 def test_old_cache_strings_get_heads_format():
@@ -92,6 +96,23 @@ def test_the_peers_issue_order_is_compared():
     # HEAD GPGPU-Sim rotates its schedulers whatever the config: a fixed order is reported.
     lines = cmp.machine_differences(KIM20_TEXT, preset("kim20").replace(issue_order="fixed"))
     assert lines == ["issue_order: gpucache 'fixed', Accel-Sim 'rotating'"]
+
+
+def test_the_address_decoder_gives_the_slice_map():
+    assert cmp.slice_map_of(KIM20_TEXT) == "mod"
+    six = cmp._set_option(KIM20_TEXT, "gpgpu_n_mem", "6")
+    gtx = cmp._set_option(six, "gpgpu_mem_addr_mapping", GTX480_MAPPING)
+    assert cmp.slice_map_of(gtx) == "gtx480"
+    # 8 channels: a power of two, no "gap" path; the decoder is named as it is.
+    odd = cmp._set_option(gtx, "gpgpu_n_mem", "8")
+    assert cmp.slice_map_of(odd) == GTX480_MAPPING
+    assert cmp.slice_map_of("-gpgpu_n_mem 6\n") is None
+
+
+def test_a_slice_map_unlike_the_decoder_is_reported():
+    gpu = preset("kim20")
+    lines = cmp.machine_differences(KIM20_TEXT, gpu.replace(l2=gpu.l2.replace(slice_map="gtx480")))
+    assert lines == ["l2.slice_map: gpucache 'gtx480', Accel-Sim 'mod'"]
 
 
 def test_l2_sectors_are_compared():

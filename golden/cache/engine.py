@@ -109,9 +109,16 @@ MAX_LEVELS = 3
 WRITE_THROUGH, WRITE_EVICT, WRITE_BACK = range(3)
 
 # Header: one row of NP words per level.
-(P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES, P_REPL, P_WRITE, P_LSHIFT, P_N,
- O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(22)
+(P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES, P_SLICE_MAP, P_REPL, P_WRITE,
+ P_LSHIFT, P_N, O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(23)
 _HEADER = MAX_LEVELS * NP
+
+
+@nb.njit(cache=True, nogil=True)
+def level_set_index(p, line):
+    """Set of ``line`` in the level whose header row is ``p`` (its index function's words)."""
+    return set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES],
+                     p[P_SLICE_MAP])
 _NC = N_COUNTERS
 
 
@@ -217,7 +224,7 @@ class EngineState:
                      "rng": n, "counters": n * _NC, "clock": 1}
             row = header[k * NP:(k + 1) * NP]
             row[[P_SETS, P_WAYS]] = cfg.sets, cfg.assoc
-            row[[P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES]] = index_params(cfg)
+            row[[P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES, P_SLICE_MAP]] = index_params(cfg)
             row[P_REPL] = replacement_kind(cfg.replacement)
             row[P_WRITE] = WRITE_POLICIES.index(cfg.write)
             row[P_LSHIFT] = cfg.line_size.bit_length() - 1
@@ -376,7 +383,7 @@ def _find(buf, p, c, line):
     """Tag lookup of ``line`` in instance ``c``: ``(set, set id, first line index, way or -1)``."""
     ways = p[P_WAYS]
     tag = _at(buf, p[O_TAG])
-    s = set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES])
+    s = level_set_index(p, line)
     sid = c * p[P_SETS] + s
     base = sid * ways
     way = np.int64(-1)
@@ -715,7 +722,7 @@ def _loads(buf_arr, line, hit):
     hits = evictions = writebacks = 0
     for i in range(line.size):
         x = line[i]
-        s = set_index(x, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES])
+        s = level_set_index(p, x)
         base = s * ways
         way = -1
         for w in range(ways):

@@ -46,6 +46,26 @@ cache of ``S`` sets (``S`` a power of two for ``mod`` and ``smod``):
     address bits whatever the line size, as in GPGPU-Sim. Slices as ``xor``:
     ``slice = line mod N``, ``q = line // N``.
 
+How lines are spread over the slices (``CacheConfig.slice_map``, for ``mod``,
+``xor`` and ``fermi`` with ``N > 1``):
+
+``mod``
+    ``slice = line mod N``, ``q = line // N``, as above (GPGPU-Sim's decoder
+    when the sub-partition bit lies below the channel bits, e.g. the TITAN X
+    Pascal's ``...RBBBCCCC.BCCSSSSS``: a relabelling of ``line mod N``).
+``gtx480``
+    GPGPU-Sim's GTX 480 decoder (``-gpgpu_mem_addr_mapping dramid@8;
+    ...RRRR.BBBCCCCB.CCSSSSSS`` with a channel count that is not a power of
+    two: ``addrdec_tlx``'s "gap" path, and ``partition_address``), for
+    128-byte lines and ``C = N / 2`` channels of 2 sub-partitions. The channel
+    is ``(a >> 8) mod C`` for byte address ``a``; the address left once the
+    channel is divided out has the lowest bank bit, which picks the
+    sub-partition, at bit 8; the partition address drops that bit. On line
+    numbers, with ``h = line >> 1`` and ``g = h // C``: ``slice = 2 * (h mod C)
+    + (g & 1)`` and ``q = (line & 1) | ((g >> 1) << 1)``. Fitted to every one of
+    the 65,635 L2 lines of an Accel-Sim run of ``rdgc/gesummv`` (its L2 bank and
+    set, logged) with no mismatch (``docs/configs.md``).
+
 The scalar :func:`set_index` is compiled and shared by every engine path.
 """
 
@@ -54,7 +74,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from golden.configs.schema import INDEX_FUNCTIONS, CacheConfig
+from golden.configs.schema import INDEX_FUNCTIONS, SLICE_MAPS, CacheConfig
 
 __all__ = [
     "INDEX_MOD",
@@ -67,6 +87,7 @@ __all__ = [
     "index_params",
     "set_index",
     "set_indices",
+    "slice_of",
 ]
 
 #: Engine codes of the index functions, in the order of ``INDEX_FUNCTIONS``.
@@ -97,56 +118,79 @@ def largest_prime_le(n: int) -> int:
 
 
 @nb.njit(cache=True, nogil=True)
-def set_index(line, kind, mask, log2_sets, prime, shift, slices):
+def slice_of(line, slices, slice_map):
+    """``(slice, line number inside the slice)`` of ``line`` over ``slices`` slices.
+
+    ``slice_map`` 0 (``"mod"``): ``line mod slices`` and ``line // slices``. 1 (``"gtx480"``):
+    GPGPU-Sim's GTX 480 address decoder on 128-byte lines, ``C = slices / 2`` channels of
+    2 sub-partitions: with ``h = line >> 1`` and ``g = h // C``, the channel is ``h mod C``,
+    the sub-partition bit ``g & 1``, the slice ``2 * channel + (g & 1)``, and the line inside
+    it ``(line & 1) | ((g >> 1) << 1)`` (the partition address without the channel and
+    sub-partition bits).
+    """
+    if slice_map == 0:
+        q = line // slices
+        return line - q * slices, q
+    c = slices >> 1
+    h = line >> 1
+    g = h // c
+    return 2 * (h - g * c) + (g & 1), (line & 1) | ((g >> 1) << 1)
+
+
+@nb.njit(cache=True, nogil=True)
+def set_index(line, kind, mask, log2_sets, prime, shift, slices, slice_map):
     """Set of ``line`` (int64) under index function ``kind``.
 
     ``mask = T - 1`` and ``log2_sets = log2 T`` serve the power-of-two
     functions, with ``T`` the sets of one slice (``S`` except for a sliced
-    ``mod`` or ``xor``), ``slices`` the slice count, ``prime`` the prime modulo,
+    ``mod`` or ``xor``), ``slices`` the slice count and ``slice_map`` how lines
+    are spread over them (:func:`slice_of`), ``prime`` the prime modulo,
     ``shift`` the SMOD shift.
     """
     if kind == INDEX_MOD:
         if slices == 1:
             return line & mask
-        q = line // slices
-        return (line - q * slices) * (mask + 1) + (q & mask)
+        sl, q = slice_of(line, slices, slice_map)
+        return sl * (mask + 1) + (q & mask)
     if kind == INDEX_XOR:
         if slices == 1:
             return (line ^ (line >> log2_sets)) & mask
-        q = line // slices
-        return (line - q * slices) * (mask + 1) + ((q ^ (q >> log2_sets)) & mask)
+        sl, q = slice_of(line, slices, slice_map)
+        return sl * (mask + 1) + ((q ^ (q >> log2_sets)) & mask)
     if kind == INDEX_PRIME:
         return line % prime
     if kind == INDEX_FERMI:
         # shift: log2 of the line size (the hash reads fixed byte-address bits).
-        q = line if slices == 1 else line // slices
+        sl, q = (np.int64(0), line) if slices == 1 else slice_of(line, slices, slice_map)
         a = q << shift
         h = (q & 31) ^ (((a >> 13) & 7) | (((a >> 17) & 1) << 3) | (((a >> 19) & 1) << 4))
         if mask == 63:
             h |= ((a >> 12) & 1) << 5
-        return h if slices == 1 else (line - q * slices) * (mask + 1) + h
+        return h if slices == 1 else sl * (mask + 1) + h
     return (line >> shift) & mask
 
 
 @nb.njit(cache=True, nogil=True)
-def _set_indices(lines, kind, mask, log2_sets, prime, shift, slices):
+def _set_indices(lines, kind, mask, log2_sets, prime, shift, slices, slice_map):
     out = np.empty(lines.size, np.int64)
     for i in range(lines.size):
-        out[i] = set_index(lines[i], kind, mask, log2_sets, prime, shift, slices)
+        out[i] = set_index(lines[i], kind, mask, log2_sets, prime, shift, slices, slice_map)
     return out
 
 
-def index_params(cfg: CacheConfig) -> tuple[int, int, int, int, int, int]:
-    """``(kind, mask, log2_sets, prime, shift, slices)`` for :func:`set_index` from a config.
+def index_params(cfg: CacheConfig) -> tuple[int, int, int, int, int, int, int]:
+    """``(kind, mask, log2_sets, prime, shift, slices, slice_map)`` for :func:`set_index`.
 
     ``mask`` and ``log2_sets`` describe one slice of ``cfg.sets // slices`` sets; ``shift`` is
-    the SMOD shift, or for ``fermi`` log2 of the line size.
+    the SMOD shift, or for ``fermi`` log2 of the line size; ``slice_map`` is the code of
+    ``cfg.slice_map`` (its index in :data:`SLICE_MAPS`).
     """
     slices = cfg.index_slices
     slice_sets = cfg.sets // slices
     log2_sets = slice_sets.bit_length() - 1
     shift = cfg.line_size.bit_length() - 1 if cfg.index == "fermi" else cfg.smod_shift
-    return (index_kind(cfg.index), slice_sets - 1, log2_sets, largest_prime_le(cfg.sets), shift, slices)
+    return (index_kind(cfg.index), slice_sets - 1, log2_sets, largest_prime_le(cfg.sets), shift, slices,
+            SLICE_MAPS.index(cfg.slice_map))
 
 
 def set_indices(cfg: CacheConfig, lines: np.ndarray) -> np.ndarray:

@@ -62,24 +62,37 @@ class RefCache:
         self.counters = [dict.fromkeys(("read_hits", "read_misses", "write_hits", "write_misses", "fills",
                                         "bypasses", "evictions", "writebacks"), 0) for _ in range(n)]
 
+    def slice_of(self, line: int) -> tuple[int, int]:
+        """``(line number inside the slice, slice)`` of a line number."""
+        if self.cfg.slice_map == "gtx480":
+            # GPGPU-Sim's addrdec_tlx "gap" path on the byte address: the channel is divided out
+            # of the bits from 8 up; the lowest bank bit, bit 8 of what is left, picks the
+            # sub-partition, and partition_address packs that bit out.
+            addr, channels = line * self.cfg.line_size, self.slices // 2
+            chip = (addr >> 8) % channels
+            rest = (((addr >> 8) // channels) << 8) | (addr & 0xFF)
+            part = ((rest >> 9) << 8) | (rest & 0xFF)
+            return part // self.cfg.line_size, 2 * chip + ((rest >> 8) & 1)
+        return divmod(line, self.slices)
+
     def set_of(self, line: int) -> int:
         """The set of a line number."""
         cfg, sets = self.cfg, self.sets
         if cfg.index == "mod":
             # Slice line % slices holds the lines q * slices + slice; within it, q indexes linearly.
-            q, slice_ = divmod(line, self.slices)
+            q, slice_ = self.slice_of(line)
             per = sets // self.slices
             return slice_ * per + q % per
         if cfg.index == "xor":
             # Slice line % slices holds the lines q * slices + slice; within it, q is XOR-indexed.
-            q, slice_ = divmod(line, self.slices)
+            q, slice_ = self.slice_of(line)
             per = sets // self.slices
             return slice_ * per + ((q % per) ^ ((q // per) % per))
         if cfg.index == "prime":
             return line % self.prime
         if cfg.index == "fermi":
             # GPGPU-Sim's FERMI_HASH_SET_FUNCTION on the slice's byte address.
-            q, slice_ = divmod(line, self.slices)
+            q, slice_ = self.slice_of(line)
             per = sets // self.slices
             addr = q * cfg.line_size
             bit = [(addr >> b) & 1 for b in range(20)]

@@ -193,6 +193,10 @@ _CIAO18 = GPUConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",
         replacement="lru", index="xor", slices=12, banks=2,
+        # GPGPU-Sim's GTX 480 address decoder ("dramid@8", mask ...BBBCCCCB.CCSSSSSS, 6 channels):
+        # the sub-partition bit lies above the channel, so a line's slice is not line mod 12
+        # (docs/configs.md; fitted exactly to an Accel-Sim run's L2 log).
+        slice_map="gtx480",
         # GTX480 "-gpgpu_cache:dl2 64:128:8,L:B:m:W,A:32:4,4:0,32": 32 MSHRs of 4 merges per
         # sub-partition; "-gpgpu_l2_rop_latency 120"; "W": a store miss is written to DRAM and
         # its line read and allocated (data_cache::wr_miss_wa, 3.2.2).

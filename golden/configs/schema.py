@@ -23,6 +23,7 @@ __all__ = [
     "REPLACEMENTS",
     "WRITE_POLICIES",
     "WRITE_ALLOCATES",
+    "SLICE_MAPS",
     "ALLOCATE_POLICIES",
     "SCHEDULERS",
     "STALLED_RELEASES",
@@ -45,6 +46,8 @@ WRITE_POLICIES = ("write-through", "write-evict", "write-back")
 ALLOCATE_POLICIES = ("on-miss", "on-fill")
 #: How a write-back cache allocates a store miss (CacheConfig.write_allocate).
 WRITE_ALLOCATES = ("lazy", "fetch")
+#: How lines are spread over a sliced cache's slices (``golden.cache.indexing``).
+SLICE_MAPS = ("mod", "gtx480")
 #: Warp schedulers: loose round robin, greedy-then-oldest, oldest-first, and GPGPU-Sim's
 #: two-level active scheduler (timing model only).
 SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
@@ -138,6 +141,11 @@ class CacheConfig:
         power of two; ``fermi`` needs 32 or 64 sets per slice) and, for ``xor``,
         ``sets / 2**k`` for the largest power of two ``2**k`` dividing ``sets``. See
         :attr:`index_slices`. Ignored by the other index functions, as ``smod_shift`` is.
+    slice_map : str
+        How lines are spread over the slices, one of :data:`SLICE_MAPS`: ``"mod"`` (``line mod
+        slices``) or ``"gtx480"`` (GPGPU-Sim's GTX 480 address decoder: ``slices / 2`` channels
+        of 2 sub-partitions, the sub-partition bit above the channel; 128-byte lines, an even
+        slice count). See ``golden.cache.indexing``.
     replacement : str
         One of :data:`REPLACEMENTS`.
     write : str
@@ -187,6 +195,7 @@ class CacheConfig:
     index: str = "mod"
     smod_shift: int = 0
     slices: int = 0
+    slice_map: str = "mod"
     replacement: str = "lru"
     write: str = "write-back"
     allocate: str = "on-miss"
@@ -216,7 +225,7 @@ class CacheConfig:
                              f"{self.assoc} x {self.line_size}-byte lines")
         for name, allowed in (("index", INDEX_FUNCTIONS), ("replacement", REPLACEMENTS),
                               ("write", WRITE_POLICIES), ("allocate", ALLOCATE_POLICIES),
-                              ("write_allocate", WRITE_ALLOCATES)):
+                              ("write_allocate", WRITE_ALLOCATES), ("slice_map", SLICE_MAPS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
         if self.write_allocate == "fetch" and self.write != "write-back":
@@ -227,6 +236,13 @@ class CacheConfig:
                 raise ValueError(f"index: {self.index!r} needs a power-of-2 number of sets, not {self.sets}")
         if self.index in ("mod", "xor", "fermi"):
             self._check_slices()
+        if self.slice_map == "gtx480":
+            if self.index not in ("mod", "xor", "fermi") or self.index_slices < 2 or self.index_slices % 2:
+                raise ValueError(f"slice_map: 'gtx480' spreads lines over an even number of slices (2 per "
+                                 f"channel) of a 'mod', 'xor' or 'fermi' index, not {self.index_slices} of "
+                                 f"{self.index!r}")
+            if self.line_size != 128:
+                raise ValueError(f"slice_map: 'gtx480' decodes 128-byte lines, not {self.line_size}-byte")
         if self.replacement == "plru" and not _pow2(self.assoc):
             raise ValueError(f"replacement: tree pseudo-LRU needs power-of-2 ways, not {self.assoc}")
         if self.replacement == "plru" and self.assoc > MAX_PLRU_WAYS:

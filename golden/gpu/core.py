@@ -46,13 +46,7 @@ from golden.cache.engine import (  # noqa: I001
     O_STAMP,
     O_TAG,
     O_TREE,
-    P_INDEX,
-    P_LOG2SETS,
-    P_MASK,
-    P_PRIME,
     P_REPL,
-    P_SHIFT,
-    P_SLICES,
     P_WAYS,
     _access,
     _at,
@@ -74,9 +68,9 @@ from golden.cache.engine import (  # noqa: I001
     _put,
     _respond,
     _victim,
+    level_set_index,
 )
 from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM_MIGRATE, Access, at_level
-from golden.cache.indexing import set_index
 from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
 from golden.gpu.bound_hooks import bind, hook_key, level_refs, level_states
@@ -279,7 +273,7 @@ def _request_access(K, S, r, c, op, line):
 
 def _partition(K, q, line2):
     """L2 sub-partition of an L2 line: its set's slice of the sets (``docs/timing.md``)."""
-    s = set_index(line2, q[P_INDEX], q[P_MASK], q[P_LOG2SETS], q[P_PRIME], q[P_SHIFT], q[P_SLICES])
+    s = level_set_index(q, line2)
     return s * K[K_N_PART] // K[K_L2_SETS]
 
 

@@ -181,7 +181,7 @@ def _llc_access(h, ways, repl, ip, tag, dirty, stamp, freq, tree, rng, clock, ec
     array is a plain argument: the loop then keeps them in registers (attributes of
     named tuples of arrays cost reference counting on every access).
     """
-    s = set_index(line, ip[0], ip[1], ip[2], ip[3], ip[4], ip[5])
+    s = set_index(line, ip[0], ip[1], ip[2], ip[3], ip[4], ip[5], ip[6])
     base = s * ways
     way = -1
     for w in range(ways):
