@@ -281,10 +281,9 @@ def slice_map_of(text: str) -> str | None:
     if option is None:
         return None
     start, _, mask = option.partition(";")
-    bits = mask.replace(".", "")[::-1]
-    low_bank = bits.find("B")
+    low_bank = mask.replace(".", "")[::-1].find("B")
     n_mem = int(_option(text, "gpgpu_n_mem"))
-    if start == "dramid@8" and _option(text, "gpgpu_n_sub_partition_per_mchannel").strip() == "2":
+    if start == "dramid@8" and _option(text, "gpgpu_n_sub_partition_per_mchannel") == "2":
         if low_bank == 7:
             return "mod"
         if low_bank == 8 and n_mem & (n_mem - 1):

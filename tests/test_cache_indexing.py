@@ -76,9 +76,8 @@ def test_xor_matches_gpgpusim_bitwise_xoring_function():
 
 
 def test_xor_sliced_sets_768_in_12():
-    # The ciao18 L2's indexing with slices by line: 768 sets in 12 slices of 64, slice = line % 12,
-    # q = line // 12,
-    # set = 64 * slice + ((q & 63) ^ ((q >> 6) & 63)).
+    # The ciao18 L2's indexing with slices by line number: 768 sets in 12 slices of 64,
+    # slice = line % 12, q = line // 12, set = 64 * slice + ((q & 63) ^ ((q >> 6) & 63)).
     # 0: slice 0, q 0 -> 0.  5: slice 5, q 0 -> 320.  12: slice 0, q 1 -> 1.
     # 768 = 12 * 64: slice 0, q 64 = 0b1_000000 -> 0 ^ 1 = 1.
     # 787 = 12 * 65 + 7: slice 7, q 65 = 0b1_000001 -> 1 ^ 1 = 0, so 7 * 64 = 448.
@@ -119,17 +118,19 @@ def test_slices_match_gpgpusim_per_sub_partition():
     assert (set_indices(preset("ciao18").l2.replace(slice_map="mod"), line) == expected).all()
 
 
-def gpgpusim_dramid8_sub_partition(addr, channels: int = 12, per_channel: int = 2):
+def gpgpusim_dramid8_sub_partition(addr, channels: int = 12, per_channel: int = 2, bank_bit: int = 7):
     """GPGPU-Sim's ``addrdec_tlx`` for ``dramid@8`` with a channel count that is not a power of 2.
 
-    The kim20 (SM6_TITANX, 537b342a) mapping ``...RBBBCCCC.BCCSSSSS``: chip = (addr >> 8) mod
-    channels, the address above bit 8 divided by the channels; the bank's lowest bit (bit 7)
-    picks the sub-partition, and ``partition_address`` drops the chip and that bit.
+    chip = (addr >> 8) mod channels, the address above bit 8 divided by the channels; the bank's
+    lowest bit, ``bank_bit`` of what is left, picks the sub-partition, and ``partition_address``
+    drops the chip and that bit. kim20 (SM6_TITANX, 537b342a, ``...RBBBCCCC.BCCSSSSS``): bit 7,
+    12 channels; the GTX 480 (``...BBBCCCCB.CCSSSSSS``): bit 8, 6 channels.
     """
     chip = (addr >> 8) % channels
     rest = ((addr >> 8) // channels << 8) | (addr & 0xFF)
-    sub = chip * per_channel + ((rest >> 7) & (per_channel - 1))
-    part_addr = ((rest >> 8) << 7) | (rest & 0x7F)  # sub_partition_id_mask 0x80 packed out
+    sub = chip * per_channel + ((rest >> bank_bit) & (per_channel - 1))
+    low = (1 << bank_bit) - 1
+    part_addr = ((rest >> (bank_bit + 1)) << bank_bit) | (rest & low)  # sub_partition_id_mask packed out
     return sub, part_addr
 
 
@@ -354,23 +355,10 @@ def test_gtx480_slice_map_matches_accelsim_log():
     assert set_indices(preset("ciao18").l2, addr // 128).tolist() == expected
 
 
-def gpgpusim_gtx480_sub_partition(addr, channels: int = 6):
-    """GPGPU-Sim's ``addrdec_tlx`` "gap" path for the GTX 480's ``dramid@8;...BBBCCCCB.CCSSSSSS``.
-
-    The bank's lowest bit is bit 8 of the address left once the channel is divided out (not
-    bit 7 as on the TITAN X Pascal), and ``partition_address`` packs it out.
-    """
-    chip = (addr >> 8) % channels
-    rest = ((addr >> 8) // channels << 8) | (addr & 0xFF)
-    sub = chip * 2 + ((rest >> 8) & 1)
-    part_addr = ((rest >> 9) << 8) | (rest & 0xFF)
-    return sub, part_addr
-
-
 @pytest.mark.parametrize("index", ["mod", "xor", "fermi"])
 def test_gtx480_slice_map_matches_gpgpusim_decoder(index):
     addr = np.random.default_rng(11).integers(0, 1 << 40, 4000)
-    sub, part_addr = gpgpusim_gtx480_sub_partition(addr)
+    sub, part_addr = gpgpusim_dramid8_sub_partition(addr, channels=6, bank_bit=8)
     if index == "mod":
         within = (part_addr >> 7) % 64
     elif index == "xor":

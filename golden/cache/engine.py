@@ -112,6 +112,7 @@ WRITE_THROUGH, WRITE_EVICT, WRITE_BACK = range(3)
 (P_SETS, P_WAYS, P_INDEX, P_MASK, P_LOG2SETS, P_PRIME, P_SHIFT, P_SLICES, P_SLICE_MAP, P_REPL, P_WRITE,
  P_LSHIFT, P_N, O_TAG, O_DIRTY, O_STAMP, O_FREQ, O_TREE, O_RNG, O_CTR, O_CLOCK, P_HAS_NEXT, NP) = range(23)
 _HEADER = MAX_LEVELS * NP
+_NC = N_COUNTERS
 
 
 @nb.njit(cache=True, nogil=True)
@@ -119,7 +120,6 @@ def level_set_index(p, line):
     """Set of ``line`` in the level whose header row is ``p`` (its index function's words)."""
     return set_index(line, p[P_INDEX], p[P_MASK], p[P_LOG2SETS], p[P_PRIME], p[P_SHIFT], p[P_SLICES],
                      p[P_SLICE_MAP])
-_NC = N_COUNTERS
 
 
 class LevelState:
