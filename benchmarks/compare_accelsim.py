@@ -57,8 +57,9 @@ dual issue (``gpgpu_max_insn_issue_per_warp 2`` on Pascal) that gpucache
 does not model; its interconnect is a booksim iSLIP crossbar with 40-byte
 flits, gpucache's a latency and per-cycle bandwidth (the L2's
 sub-partitions and set index are the same on both sides: ``slices``);
-its DRAM is an FR-FCFS GDDR5 model with bank groups,
-gpucache's a row-buffer latency per bank; its kernels start after a launch
+its DRAM is a GDDR5 model with bank groups and command timing,
+gpucache's a row-buffer latency per bank (both FR-FCFS over the same queue
+size, with the config's address decoder); its kernels start after a launch
 latency and its L1 is flushed between kernels (``gpgpu_flush_l1_cache 1``);
 the export appends an ``EXIT`` to each warp whose tail is empty.
 
@@ -83,7 +84,9 @@ both sides per 32-byte sector: gpucache's ``timing.l1.sectors`` and
 On the GTX 480 (Fermi coalescing, no sectors) both count line requests.
 Reservation failures: gpucache's MSHR,
 merge and miss-queue kinds summed, beside ``L1D_total_cache_reservation_fails``.
-IPC is warp instructions per cycle of the whole GPU on both sides.
+IPC is warp instructions per cycle of the whole GPU on both sides. DRAM row
+hits: Accel-Sim's ``1 - n_act / n_req`` summed over its channels (its
+``Row_Buffer_Locality``), gpucache's ``timing.dram.row_hit_rate``.
 gpucache's timing loop is compiled (numba) on an untimed warm-up run first.
 
 **Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
@@ -261,6 +264,11 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True)
         "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
         "l2.sector_size": l2["sector"],
+        # GPGPU-Sim's DRAM_CTRL: 0 FIFO, 1 FR-FCFS; a queue size of 0 is unlimited, as dram_queue 0.
+        "dram_scheduler": {"0": "fcfs", "1": "frfcfs"}.get(sched, sched) if (
+            sched := _option(text, "gpgpu_dram_scheduler")) is not None else None,
+        "dram_queue": int(queue) if (queue := _option(text, "gpgpu_frfcfs_dram_sched_queue_size")) else None,
+        "dram_address_map": _option(text, "gpgpu_mem_addr_mapping"),
     }
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
@@ -389,7 +397,9 @@ def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
         log.write_text(p.stdout + p.stderr)
     if p.returncode != 0 or "gpu_tot_sim_cycle" not in p.stdout:
         sys.exit(f"compare_accelsim: Accel-Sim failed ({p.returncode}): {p.stdout[-600:]}{p.stderr[-400:]}")
-    return accelsim_stats(p.stdout), seconds
+    stats = accelsim_stats(p.stdout)
+    stats["dram_row_hits"] = accelsim_row_hits(p.stdout)
+    return stats, seconds
 
 
 def accelsim_stats(text: str) -> dict[str, float]:
@@ -410,6 +420,18 @@ def accelsim_stats(text: str) -> dict[str, float]:
                 found = re.findall(rf"{table}\[GLOBAL_ACC_{kind}\]\[{outcome}\] = (\d+)", text)
                 stats[f"{prefix}_{outcome}"] += float(found[-1]) if found else 0.0
     return stats
+
+
+def accelsim_row_hits(text: str) -> float:
+    """Accel-Sim's DRAM row-buffer hit rate (%) from its output: ``1 - n_act / n_req`` over its
+    channels' last reports (``-gpgpu_n_mem`` of them; their counts run from the simulation's start)."""
+    channels = re.findall(r"^-gpgpu_n_mem\s+(\d+)", text, re.M)
+    found = re.findall(r"\bn_act=(\d+) .*?\bn_req=(\d+)", text)
+    if not channels or not found:
+        return float("nan")
+    found = found[-int(channels[-1]):]
+    acts, reqs = sum(int(a) for a, _ in found), sum(int(r) for _, r in found)
+    return _pct(reqs - acts, reqs)
 
 
 def accelsim_rates(c: dict[str, float]) -> tuple[float, float, float]:
@@ -475,6 +497,7 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
         "per_request": (_pct(t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"],
                              t["l1"]["accesses"] - stores), 100.0 * t["l2"]["hit_rate"]),
         "resfail": (sum(t["l1"]["reservation_fails"].values()), c["L1D_total_cache_reservation_fails"]),
+        "row_hits": (100.0 * t["dram"]["row_hit_rate"], c.get("dram_row_hits", float("nan"))),
         "cycles": (t["cycles"], c["gpu_tot_sim_cycle"]),
         "ipc": (t["ipc"], their_insts / c["gpu_tot_sim_cycle"]),
         "insts": (our_insts, their_insts),
@@ -494,10 +517,12 @@ def _order(rows: list[dict], side: int) -> list[str]:
 def print_header() -> None:
     """Print the table's two header lines."""
     head = (f"{'workload':<14} {'L1 load hit':>13} {'L1 load reqs':>17} {'L2 hit':>13} {'L1 resfail':>15} "
+            f"{'DRAM row hit':>13} "
             f"{'cycles':>17} {'IPC (warp)':>11} {'warp insts':>17} {'wall s':>11} {'warp inst/s':>15} "
             f"{'speed':>6}  target")
     print(head)
     pairs = (("ours   A-S", 13), ("ours     A-S", 17), ("ours   A-S", 13), ("ours    A-S", 15),
+             ("ours   A-S", 13),
              ("ours      A-S", 17), ("ours  A-S", 11), ("ours      A-S", 17), ("ours  A-S", 11),
              ("ours    A-S", 15))
     print(f"{'':<14} " + " ".join(f"{label:>{width}}" for label, width in pairs))
@@ -508,9 +533,10 @@ def print_row(r: dict) -> None:
     """Print one workload's row of the table."""
     (l1o, l1t), (l1ao, l1at), (l2o, l2t) = r["l1"], r["l1_accesses"], r["l2"]
     (fo, ft), (co, ct), (io, it), (no, nt) = r["resfail"], r["cycles"], r["ipc"], r["insts"]
-    (so, st), (ro, rt) = r["seconds"], r["rate"]
+    (so, st), (ro, rt), (do, dt) = r["seconds"], r["rate"], r["row_hits"]
     print(f"{r['workload']:<14} {l1o:5.1f}% {l1t:5.1f}% {l1ao:>8,} {l1at:>8,.0f} {l2o:5.1f}% {l2t:5.1f}% "
-          f"{fo:>7,} {ft:>7,.0f} {co:>8,} {ct:>8,.0f} {io:5.2f} {it:5.2f} {no:>8,} {nt:>8,.0f} "
+          f"{fo:>7,} {ft:>7,.0f} {do:5.1f}% {dt:5.1f}% {co:>8,} {ct:>8,.0f} {io:5.2f} {it:5.2f} "
+          f"{no:>8,} {nt:>8,.0f} "
           f"{so:5.1f} {st:5.1f} {ro:>7,.0f} {rt:>7,.0f} {ro / rt:5.1f}x  "
           f"{'PASS' if r['pass'] else 'FAIL'}", flush=True)
 

@@ -34,6 +34,8 @@ KIM20_TEXT = """\
 -gpgpu_scheduler gto
 -gpgpu_pipeline_widths 2,1,0,2,1,2,1,0,2,1,5
 -gpgpu_operand_collector_num_units_mem 8
+-gpgpu_dram_scheduler 1
+-gpgpu_frfcfs_dram_sched_queue_size 64
 -gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS
 """
 
@@ -169,3 +171,24 @@ def test_a_trace_entry_runs_an_accelsim_directory_with_its_registers(tmp_path):
     assert loads.sum() == 2 * 2 * 3 * 4 and (k.consumers[loads] == 4).all()
     assert (k.consumers[~loads] == -1).all()
     assert cmp.workload_of("rdgc/bicg", 0.01).kernels[0].consumers is None
+
+
+def test_the_dram_scheduler_and_decoder_are_compared():
+    gpu = preset("kim20")
+    fifo = gpu.replace(dram_scheduler="fcfs", dram_queue=16, dram_address_map=GTX480_MAPPING)
+    assert cmp.machine_differences(KIM20_TEXT, fifo) == [
+        "dram_scheduler: gpucache 'fcfs', Accel-Sim 'frfcfs'", "dram_queue: gpucache 16, Accel-Sim 64",
+        f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}"]
+    # A config that names no scheduler or queue size is not compared on them.
+    bare = "\n".join(line for line in KIM20_TEXT.splitlines() if "dram_" not in line)
+    assert cmp.machine_differences(bare, fifo) == [
+        f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}"]
+
+
+def test_accelsim_row_hits_sum_the_last_channel_reports():
+    report = ("n_cmd=10 n_nop=1 n_act={} n_pre=0 n_ref_event=0 n_req={} n_rd=0 bw_util=0.1\n")
+    text = ("-gpgpu_n_mem                            2 # memory modules\n"
+            + report.format(5, 10) + report.format(5, 10)  # an earlier kernel's reports
+            + report.format(10, 40) + report.format(30, 60))
+    assert cmp.accelsim_row_hits(text) == 100.0 * (100 - 40) / 100
+    assert cmp.accelsim_row_hits("no reports") != cmp.accelsim_row_hits("no reports")  # nan

@@ -155,6 +155,9 @@ _KIM20 = GPUConfig(
     # 4-byte bus, quad data rate per command clock.
     dram_bus_bytes=16,
     dram_latency=100,
+    # "-gpgpu_dram_scheduler 1 -gpgpu_frfcfs_dram_sched_queue_size 64" and the config's decoder.
+    dram_scheduler="frfcfs", dram_queue=64,
+    dram_address_map="dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS",
 )
 
 # ciao18 Table I: GPGPU-Sim configuration.
@@ -211,6 +214,9 @@ _CIAO18 = GPUConfig(
     # 2 chips x 4-byte bus, double data rate.
     dram_bus_bytes=16,
     dram_latency=100,
+    # GTX480 "-gpgpu_dram_scheduler 1 -gpgpu_frfcfs_dram_sched_queue_size 16" and its decoder.
+    dram_scheduler="frfcfs", dram_queue=16,
+    dram_address_map="dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS",
     core_clock_mhz=700.0,
     icnt_clock_mhz=700.0,
     l2_clock_mhz=700.0,

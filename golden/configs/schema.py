@@ -18,6 +18,8 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
+from golden.configs.dram_address import parse_dram_address_map
+
 __all__ = [
     "INDEX_FUNCTIONS",
     "REPLACEMENTS",
@@ -28,6 +30,7 @@ __all__ = [
     "SCHEDULERS",
     "STALLED_RELEASES",
     "ISSUE_ORDERS",
+    "DRAM_SCHEDULERS",
     "CACHE_LIMITS",
     "GPU_LIMITS",
     "MAX_TRACKED_LINES",
@@ -57,6 +60,9 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 STALLED_RELEASES = ("all", "last")
 #: Orders in which an SM's schedulers issue within a cycle (GPUConfig.issue_order).
 ISSUE_ORDERS = ("fixed", "rotating")
+#: How a DRAM channel orders its queued requests (GPUConfig.dram_scheduler): in arrival order, or
+#: first-ready first-come-first-served (row hits first, GPGPU-Sim's ``-gpgpu_dram_scheduler 1``).
+DRAM_SCHEDULERS = ("fcfs", "frfcfs")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -79,7 +85,7 @@ GPU_LIMITS = {
     "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
-    "ldst_queue": (0, 1024),
+    "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16),
 }
 #: Highest clock frequency a config may give, in MHz.
 MAX_CLOCK_MHZ = 1e6
@@ -380,7 +386,21 @@ class GPUConfig:
         Bytes a channel transfers per DRAM cycle (0: no bandwidth limit).
     dram_latency : int
         Fixed core cycles added to every DRAM access (controller and PHY pipeline,
-        GPGPU-Sim's ``dram_latency``).
+        GPGPU-Sim's ``dram_latency``): after the access under ``fcfs``, before the
+        request reaches the channel's scheduler under ``frfcfs`` (where GPGPU-Sim has it).
+    dram_scheduler : str
+        ``"fcfs"``: each channel serves its requests in arrival order, timed as they
+        arrive. ``"frfcfs"``: requests wait in the channel's queue; whenever a bank is free
+        it takes the oldest request to its open row among the first ``dram_queue``, else the
+        oldest to it (GPGPU-Sim's FR-FCFS, ``docs/timing.md``). :data:`DRAM_SCHEDULERS`.
+    dram_queue : int
+        Requests of a channel the ``frfcfs`` scheduler looks at (GPGPU-Sim's
+        ``gpgpu_frfcfs_dram_sched_queue_size``); 0: all of them.
+    dram_address_map : str
+        GPGPU-Sim's ``-gpgpu_mem_addr_mapping`` (``"dramid@N;MASK"``,
+        :mod:`golden.configs.dram_address`): the channel, bank and row of an L2 line from
+        its byte address. ``""``: the channel is the L2 partition's, and the bank and row
+        come from the line number (``dram_row_bytes`` per row, banks interleaved by row).
     core_clock_mhz, icnt_clock_mhz, l2_clock_mhz, dram_clock_mhz : float
         Clock domains (0 when the source does not give one).
     policy_params : dict
@@ -421,6 +441,9 @@ class GPUConfig:
     dram_t_ras: int = 28
     dram_bus_bytes: int = 16
     dram_latency: int = 100
+    dram_scheduler: str = "fcfs"
+    dram_queue: int = 16
+    dram_address_map: str = ""
     core_clock_mhz: float = 0.0
     icnt_clock_mhz: float = 0.0
     l2_clock_mhz: float = 0.0
@@ -428,7 +451,8 @@ class GPUConfig:
     policy_params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order"))
+        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order",
+                           "dram_scheduler", "dram_address_map"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -444,6 +468,13 @@ class GPUConfig:
         if self.issue_order not in ISSUE_ORDERS:
             raise ValueError(f"issue_order: must be one of {', '.join(ISSUE_ORDERS)}, "
                              f"not {self.issue_order!r}")
+        if self.dram_scheduler not in DRAM_SCHEDULERS:
+            raise ValueError(f"dram_scheduler: must be one of {', '.join(DRAM_SCHEDULERS)}, "
+                             f"not {self.dram_scheduler!r}")
+        address_map = parse_dram_address_map(self.dram_address_map)
+        if address_map is not None and 1 << address_map.bank_bits != self.dram_banks:
+            raise ValueError(f"dram_address_map: its {address_map.bank_bits} bank bits give "
+                             f"{1 << address_map.bank_bits} banks, but dram_banks is {self.dram_banks}")
         if self.cta_scheduler != "round-robin":
             raise ValueError(f"cta_scheduler: only 'round-robin' is supported, not {self.cta_scheduler!r}")
         for name in ("core_clock_mhz", "icnt_clock_mhz", "l2_clock_mhz", "dram_clock_mhz"):

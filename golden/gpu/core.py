@@ -88,7 +88,8 @@ __all__ = ["step_function"]
  K_DRAM_LAT, K_FIXED_LAT, K_PERIOD, K_LOG_CAP, K_KERNEL,
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
- K_ISSUE_ROTATING, K_L2_WRITE_FETCH) = range(len(layout.CONFIG))
+ K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
+ K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -98,7 +99,7 @@ __all__ = ["step_function"]
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
  C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES, C_QUIET_CYCLES,
  C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU,
- C_L1_FAIL_LINE) = range(len(layout.COUNTERS))
+ C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
@@ -121,13 +122,14 @@ __all__ = ["step_function"]
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META,) = range(6)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
-(B_D_OPEN, B_D_READY, B_D_ACT,) = range(3)
-(H_D_BUS,) = range(1)
+(B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
+(H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE,) = range(6)
+(DQ_BANK, DQ_ROW, DQ_CH, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(9)
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 40, 10, 18, 4, 6, 9, 3, 1, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 40, 10, 18, 4, 6, 9, 4, 6, 9, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -136,7 +138,7 @@ LOAD, STORE, ATOMIC, BARRIER = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC), int(
 GLOBAL = int(Space.GLOBAL)
 # Request kinds and event kinds.
 RQ_READ, RQ_WRITE, RQ_ATOMIC = 1, 2, 3
-EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL = 1, 2, 3, 4
+EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE = 1, 2, 3, 4, 5, 6
 _EV_SHIFT = 48
 _EV_MASK = (1 << _EV_SHIFT) - 1
 # The ``registers`` dependence rule (layout.DEPENDENCES), and a warp's stop when nothing it will
@@ -277,20 +279,47 @@ def _partition(K, q, line2):
     return s * K[K_N_PART] // K[K_L2_SETS]
 
 
-def _dram(K, S, t, part, line2, nbytes, is_write):
-    """Time the DRAM channel of ``part`` has served an access of ``nbytes`` to ``line2``.
+def _gather_bits(x, mask):
+    """The bits of ``x`` under ``mask``, packed from the lowest (GPGPU-Sim's ``addrdec_packbits``)."""
+    out = np.int64(0)
+    k = 0
+    while mask:
+        low = mask & -mask
+        if x & low:
+            out |= np.int64(1) << k
+        k += 1
+        mask ^= low
+    return out
+
+
+def _dram_place(K, part, line2):
+    """``(channel, bank, row)`` of L2 line ``line2``, which partition ``part`` reads or writes.
+
+    Without an address map the channel is the partition's and banks are interleaved by row over
+    the line number; with one, GPGPU-Sim's decoder (:mod:`golden.configs.dram_address`).
+    """
+    if K[K_DRAM_CHIP_BIT] < 0:
+        rl = K[K_ROW_LINES]
+        return part * K[K_N_CH] // K[K_N_PART], (line2 // rl) % K[K_BANKS], line2 // (rl * K[K_BANKS])
+    a = line2 * K[K_L2_LINE_BYTES]
+    cb = K[K_DRAM_CHIP_BIT]
+    hi = a >> cb
+    g = hi // K[K_N_CH]
+    rest = (g << cb) | (a & ((np.int64(1) << cb) - 1))
+    return hi - g * K[K_N_CH], _gather_bits(rest, K[K_DRAM_BANK_MASK]), _gather_bits(rest, K[K_DRAM_ROW_MASK])
+
+
+def _dram_access(K, S, start, ch, bank, row, nbytes, is_write):
+    """An access of ``nbytes`` to ``row`` of ``bank`` in channel ``ch`` begins at ``start``: the
+    cycle its data is through.
 
     Banks keep their open row (open-page policy); a row hit costs tCL, a
     closed bank tRCD + tCL, a row conflict tRP + tRCD + tCL with the
     precharge no earlier than tRAS after the activation; the channel's data
-    bus serialises the transfers; requests are served in arrival order.
+    bus serialises the transfers.
     """
-    ch = part * K[K_N_CH] // K[K_N_PART]
-    rl = K[K_ROW_LINES]
-    bank = (line2 // rl) % K[K_BANKS]
-    row = line2 // (rl * K[K_BANKS])
     i = ch * K[K_BANKS] + bank
-    start = max(t, S.bank[B_D_READY, i])
+    start = max(start, S.bank[B_D_READY, i])
     if S.bank[B_D_OPEN, i] == row:
         cas = start
         S.c[C_DRAM_ROW_HITS] += 1
@@ -308,7 +337,117 @@ def _dram(K, S, t, part, line2, nbytes, is_write):
     S.ch[H_D_BUS, ch] = data + burst
     S.bank[B_D_READY, i] = cas + max(burst, np.int64(1))
     S.c[C_DRAM_WRITES if is_write else C_DRAM_READS] += 1
-    return data + burst + K[K_DRAM_LAT]
+    return data + burst
+
+
+def _dram(K, S, t, part, line2, nbytes, is_write, e):
+    """Partition ``part`` sends DRAM an access of ``nbytes`` to L2 line ``line2`` at cycle ``t``;
+    a read fills L2 MSHR ``e`` (an ``EV_L2_FILL``) when its data is back, a write passes ``e = -1``.
+
+    ``fcfs``: timed now, in the order of arrival, ``dram_latency`` after the access.
+    ``frfcfs``: after ``dram_latency`` the request joins its channel's queue
+    (``_dram_arrive``), whose scheduler (``_dram_schedule``) takes it when its turn comes.
+    """
+    ch, bank, row = _dram_place(K, part, line2)
+    if not K[K_DRAM_FRFCFS]:
+        done = _dram_access(K, S, t, ch, bank, row, nbytes, is_write) + K[K_DRAM_LAT]
+        if e >= 0:
+            _event(S, done, EV_L2_FILL, e)
+        return
+    n = S.ch[H_DQ_NFREE, ch]
+    if n == 0:  # cannot happen while _l2_serve keeps the reserve (state.config_vector): report it
+        S.sc[S_STATUS] = DEADLOCK
+        S.sc[S_BLOCKED_KIND] = 7
+        S.sc[S_BLOCKED_WHERE] = ch
+        return
+    S.ch[H_DQ_NFREE, ch] = n - 1
+    x = S.dq[DQ_FREE, ch * K[K_DQ_PER_CH] + n - 1]
+    S.dq[DQ_BANK, x] = bank
+    S.dq[DQ_ROW, x] = row
+    S.dq[DQ_CH, x] = ch
+    S.dq[DQ_BYTES, x] = nbytes
+    S.dq[DQ_WRITE, x] = is_write
+    S.dq[DQ_ENTRY, x] = e
+    _event(S, t + K[K_DRAM_LAT], EV_DRAM_ARRIVE, x)
+
+
+def _dram_arrive(K, S, t, x):
+    """DRAM request ``x`` joins the tail of its channel's queue; the scheduler runs."""
+    ch = S.dq[DQ_CH, x]
+    tail = S.ch[H_DQ_TAIL, ch]
+    S.dq[DQ_NEXT, x] = -1
+    S.dq[DQ_PREV, x] = tail
+    if tail >= 0:
+        S.dq[DQ_NEXT, tail] = x
+    else:
+        S.ch[H_DQ_HEAD, ch] = x
+    S.ch[H_DQ_TAIL, ch] = x
+    S.ch[H_DQ_N, ch] += 1
+    _dram_schedule(K, S, t, ch)
+
+
+def _dram_schedule(K, S, t, ch):
+    """FR-FCFS on channel ``ch`` at cycle ``t`` (GPGPU-Sim's ``frfcfs_scheduler``).
+
+    Among the oldest ``dram_queue`` requests, every bank free at ``t`` takes the
+    oldest to its open row, or the oldest to it when none is; they are served
+    in queue order (the data bus takes them so). The channel wakes again when
+    a bank one of its first ``dram_queue`` requests waits for is free.
+    """
+    nb = K[K_BANKS]
+    base = ch * nb
+    w = K[K_DRAM_QUEUE] if K[K_DRAM_QUEUE] > 0 else S.ch[H_DQ_N, ch]
+    for b in range(nb):
+        S.bank[B_D_PICK, base + b] = -1
+    x = S.ch[H_DQ_HEAD, ch]
+    seen = 0
+    while x >= 0 and seen < w:
+        i = base + S.dq[DQ_BANK, x]
+        if S.bank[B_D_READY, i] <= t:
+            p = S.bank[B_D_PICK, i]
+            if p < 0:
+                S.bank[B_D_PICK, i] = x
+            elif S.dq[DQ_ROW, x] == S.bank[B_D_OPEN, i] and S.dq[DQ_ROW, p] != S.bank[B_D_OPEN, i]:
+                S.bank[B_D_PICK, i] = x  # a row hit goes before the older request
+                S.c[C_DRAM_REORDERED] += 1
+        x = S.dq[DQ_NEXT, x]
+        seen += 1
+    x = S.ch[H_DQ_HEAD, ch]
+    seen = 0
+    while x >= 0 and seen < w:
+        nxt = S.dq[DQ_NEXT, x]
+        i = base + S.dq[DQ_BANK, x]
+        if S.bank[B_D_PICK, i] == x:
+            S.bank[B_D_PICK, i] = -1
+            done = _dram_access(K, S, t, ch, S.dq[DQ_BANK, x], S.dq[DQ_ROW, x], S.dq[DQ_BYTES, x],
+                                S.dq[DQ_WRITE, x] != 0)
+            if S.dq[DQ_ENTRY, x] >= 0:
+                _event(S, done, EV_L2_FILL, S.dq[DQ_ENTRY, x])
+            prev = S.dq[DQ_PREV, x]
+            if prev >= 0:
+                S.dq[DQ_NEXT, prev] = nxt
+            else:
+                S.ch[H_DQ_HEAD, ch] = nxt
+            if nxt >= 0:
+                S.dq[DQ_PREV, nxt] = prev
+            else:
+                S.ch[H_DQ_TAIL, ch] = prev
+            S.ch[H_DQ_N, ch] -= 1
+            S.dq[DQ_FREE, ch * K[K_DQ_PER_CH] + S.ch[H_DQ_NFREE, ch]] = x
+            S.ch[H_DQ_NFREE, ch] += 1
+        x = nxt
+        seen += 1
+    w = K[K_DRAM_QUEUE] if K[K_DRAM_QUEUE] > 0 else S.ch[H_DQ_N, ch]
+    wake = NEVER
+    x = S.ch[H_DQ_HEAD, ch]
+    seen = 0
+    while x >= 0 and seen < w:
+        wake = min(wake, max(S.bank[B_D_READY, base + S.dq[DQ_BANK, x]], t + 1))
+        x = S.dq[DQ_NEXT, x]
+        seen += 1
+    if wake < NEVER and (S.ch[H_DQ_WAKE, ch] <= t or wake < S.ch[H_DQ_WAKE, ch]):
+        S.ch[H_DQ_WAKE, ch] = wake
+        _event(S, wake, EV_DRAM_WAKE, ch)
 
 
 def _respond_to_sm(K, S, r, part, ready):
@@ -324,16 +463,19 @@ def _respond_to_sm(K, S, r, part, ready):
 # -- L2 sub-partitions -------------------------------------------------------------------
 
 
-def _below_l2(buf, K, S, h1, h2, h3, t, part, line2, nbytes, b, flags):
-    """Fetch an L2 line from the L3 (functional, fixed latency) or DRAM; returns the ready time."""
+def _below_l2(buf, K, S, h1, h2, h3, t, part, line2, nbytes, b, flags, e):
+    """Fetch an L2 line for MSHR ``e`` from the L3 (functional, fixed latency) or DRAM; its
+    ``EV_L2_FILL`` comes when the data is back."""
     if K[K_HAS_L3]:
         q3 = _params(buf, 2 * NP)
         served, _ = _access(buf, q3, h1, h2, h3, 2, at_level(b, np.int64(0), np.int64(LOAD), line2,
                                                                np.int64(-1), np.int64(-1)), flags)
         if served != MEMORY:
-            return t + K[K_L3_LAT]
-        return _dram(K, S, t + K[K_L3_LAT], part, line2, nbytes, False)
-    return _dram(K, S, t, part, line2, nbytes, False)
+            _event(S, t + K[K_L3_LAT], EV_L2_FILL, e)
+        else:
+            _dram(K, S, t + K[K_L3_LAT], part, line2, nbytes, False, e)
+    else:
+        _dram(K, S, t, part, line2, nbytes, False, e)
 
 
 def _write_below_l2(buf, K, S, h1, h2, h3, t, part, line2, b):
@@ -343,7 +485,7 @@ def _write_below_l2(buf, K, S, h1, h2, h3, t, part, line2, b):
         _access(buf, q3, h1, h2, h3, 2, at_level(b, np.int64(0), np.int64(STORE), line2, np.int64(-1),
                                                  np.int64(-1)), np.int64(0))
     else:
-        _dram(K, S, t, part, line2, K[K_L2_LINE_BYTES], True)
+        _dram(K, S, t, part, line2, K[K_L2_LINE_BYTES], True, np.int64(-1))
 
 
 def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty, sectors):
@@ -471,6 +613,14 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         # Every way waits for a fill: no line can be allocated (GPGPU-Sim's LINE_ALLOC_FAIL).
         S.c[C_L2_FAIL] += 1
         return False
+    if K[K_DRAM_FRFCFS] and not hit and e < 0 and not (way >= 0 and kind == RQ_WRITE):
+        # A miss may send DRAM a read and a write-back: refused while the channel's queue is full
+        # (GPGPU-Sim: the DRAM scheduler's queue backs up the L2's DRAM queue and its miss queue).
+        ch, _, _ = _dram_place(K, part, line2)
+        if S.ch[H_DQ_NFREE, ch] < K[K_DQ_RESERVE]:
+            S.c[C_L2_FAIL] += 1
+            S.c[C_L2_FAIL_DRAM] += 1
+            return False
     S.c[C_L2_ACC] += 1
     # Per sector, as GPGPU-Sim counts a sectored cache: the request's sectors and those present.
     S.c[C_L2_SEC_ACC] += _popcount(need)
@@ -502,9 +652,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             S.c[C_L2_SECTOR_MISSES] += 1
             S.f[F_F_SEC, e] |= missing
             S.f[F_F_READS, e] += 1
-            ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, missing), b,
-                              S.f[F_F_FLAGS, e])
-            _event(S, ready, EV_L2_FILL, e)
+            _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, missing), b,
+                      S.f[F_F_FLAGS, e], e)
         else:
             S.c[C_L2_MERGES] += 1
         if kind != RQ_READ:
@@ -516,12 +665,12 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     if fetch_write:
         # GPGPU-Sim's naive write-allocate (W, data_cache::wr_miss_wa): the store goes on to DRAM
         # and the line is read and allocated below, its MSHR serving no one (stores are not answered).
-        _dram(K, S, t + K[K_L2_LAT], part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True)
+        _dram(K, S, t + K[K_L2_LAT], part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True, np.int64(-1))
     elif kind == RQ_WRITE:
         # Write-allocate without fetching: the written sectors are the line's (lazy fetch-on-read).
         req = _miss(buf, q, h1, h2, h3, 1, b, False)
         if _respond(buf, q, h1, h2, h3, 1, b, req, np.int64(0)):
-            _dram(K, S, t, part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True)
+            _dram(K, S, t, part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True, np.int64(-1))
         else:
             _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1), need)
         _free_request(S, r)
@@ -551,8 +700,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         wb = _reserve(buf, q, h1, h2, h3, 1, b, sid, base, S.l2_sec)
         if wb >= 0:
             _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
-    ready = _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, fetch), b, req)
-    _event(S, ready, EV_L2_FILL, e)
+    _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, fetch), b, req, e)
     return True
 
 
@@ -1648,6 +1796,12 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
         S.part[P_Q_N, part] += 1
     elif kind == EV_L2_FILL:
         _l2_fill(buf, K, S, h1, h2, h3, t, x)
+    elif kind == EV_DRAM_ARRIVE:
+        _dram_arrive(K, S, t, x)
+    elif kind == EV_DRAM_WAKE:
+        if S.ch[H_DQ_WAKE, x] == t:
+            S.ch[H_DQ_WAKE, x] = -1
+        _dram_schedule(K, S, t, x)
     else:
         _l1_fill(buf, K, S, h1, h2, h3, t, x)
 
@@ -1957,7 +2111,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
-              _prompted, _quiet, _partition, _dram, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
+              _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
+              _dram_schedule, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _l1_fill, _l1_access, _l1_send, _lookups, _lq_ready,
               _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held, _queue_full,

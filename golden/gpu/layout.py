@@ -16,7 +16,11 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: (``e_sec``: the sectors it fetches, ``e_reads``: its requests still below),
 #: ``r`` per request of the pool, ``wt`` per MSHR waiter, ``part`` per L2 sub-partition,
 #: ``f`` per L2 MSHR (``f_sec``: the L2 sectors its line gets at the fill, ``f_reads``: its reads
-#: still on their way from below), ``bank`` per DRAM bank, ``ch`` per DRAM channel, ``smem`` per block of the
+#: still on their way from below), ``bank`` per DRAM bank (``d_pick``: the FR-FCFS scheduler's choice
+#: for it), ``ch`` per DRAM channel (its FR-FCFS queue: ``dq_head``/``dq_tail``/``dq_n``, the free
+#: entries of its part of the ``dq`` pool ``dq_nfree``, the cycle of its next wake-up ``dq_wake``),
+#: ``dq`` per DRAM request of the ``frfcfs`` scheduler's pool (``dq_entry``: the L2 MSHR a read
+#: fills, -1 for a write; ``dq_free``: each channel's stack of free entries), ``smem`` per block of the
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
 #: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
 #: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
@@ -63,10 +67,13 @@ TABLES = {
         'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads'
     ),
     'bank': (
-        'd_open', 'd_ready', 'd_act'
+        'd_open', 'd_ready', 'd_act', 'd_pick'
     ),
     'ch': (
-        'd_bus',
+        'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake'
+    ),
+    'dq': (
+        'dq_bank', 'dq_row', 'dq_ch', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free'
     ),
     'smem': (
         'x_tag', 'x_owner'
@@ -94,6 +101,8 @@ CONFIG = (
     "wpc", "tpc", "smem_per_cta", "regs_per_cta", "n_ctas", "l1_miss_latency", "l1_mq_ring",
     "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release", "ldst_queue",
     "issue_rotating", "l2_write_fetch",
+    "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
+    "dq_reserve",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -115,6 +124,9 @@ COUNTERS = (
     "policy_releases_sm", "policy_releases_gpu",
     # L1 misses refused because every way of their set waited for a fill (allocate on miss).
     "l1_reservation_fails_line",
+    # L2 misses refused because the DRAM channel's request queue was full (``frfcfs``), and the
+    # DRAM requests that waited behind a younger row hit.
+    "l2_reservation_fails_dram", "dram_reordered",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.
@@ -143,7 +155,7 @@ UNBLOCKED, BLOCK_ALL, BLOCK_LOADS = 0, 1, 2
 
 #: What a deadlock report names (``blocked_kind``).
 DEADLOCKS = {1: "barrier", 2: "l1 MSHR", 3: "l1 miss queue", 4: "l2 MSHR", 5: "request pool",
-             6: "event queue"}
+             6: "event queue", 7: "DRAM request queue"}
 
 
 def index(names: tuple[str, ...]) -> dict[str, int]:

@@ -239,7 +239,8 @@ class TimingModel:
         kind = layout.DEADLOCKS.get(int(sc[_S["blocked_kind"]]), "unknown resource")
         where = int(sc[_S["blocked_where"]])
         place = {"barrier": f"SM {where}", "l1 MSHR": f"SM {where}", "l1 miss queue": f"SM {where}",
-                 "l2 MSHR": f"L2 sub-partition {where}"}.get(kind, "the memory system")
+                 "l2 MSHR": f"L2 sub-partition {where}",
+                 "DRAM request queue": f"DRAM channel {where}"}.get(kind, "the memory system")
         return (f"deadlock in kernel {kernel.name!r} at cycle {int(sc[_S['cycle']])}: no warp can issue "
                 f"again; blocked on the {kind} of {place}")
 

@@ -66,8 +66,13 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
                "hit_rate": round(_ratio(c["l2_hits"], c["l2_accesses"]), 4),
                "sector_misses": c["l2_sector_misses"], "mshr_merges": c["l2_mshr_merges"],
                "sectors": {"accesses": c["l2_sector_accesses"], "hits": c["l2_sector_hits"]},
-               "reservation_fails": c["l2_reservation_fails"]},
-        "dram": {"reads": c["dram_reads"], "writes": c["dram_writes"], "row_hits": c["dram_row_hits"]},
+               "reservation_fails": c["l2_reservation_fails"],
+               # Of those, misses refused while the DRAM channel's queue was full (frfcfs).
+               "reservation_fails_dram": c["l2_reservation_fails_dram"]},
+        "dram": {"reads": c["dram_reads"], "writes": c["dram_writes"], "row_hits": c["dram_row_hits"],
+                 "row_hit_rate": round(_ratio(c["dram_row_hits"], c["dram_reads"] + c["dram_writes"]), 4),
+                 # Requests an FR-FCFS channel served before an older one to the same bank.
+                 "reordered": c["dram_reordered"]},
         "smem_cache": {"accesses": c["smem_cache_accesses"], "hits": c["smem_cache_hits"],
                        "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
                        "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},

@@ -15,6 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from golden.configs.dram_address import parse_dram_address_map
 from golden.configs.schema import STALLED_RELEASES, GPUConfig
 from golden.gpu import layout
 from golden.gpu.program import Program
@@ -144,7 +145,22 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "stalled_release": STALLED_RELEASES.index(gpu.stalled_release), "ldst_queue": gpu.ldst_queue,
         "issue_rotating": gpu.issue_order == "rotating", "l2_write_fetch": l2.write_allocate == "fetch",
         "log_capacity": log_capacity,
+        "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
     }
+    address_map = parse_dram_address_map(gpu.dram_address_map)
+    values["dram_chip_bit"] = -1 if address_map is None else address_map.chip_bit
+    values["dram_bank_mask"] = 0 if address_map is None else address_map.bank_mask
+    values["dram_row_mask"] = 0 if address_map is None else address_map.row_mask
+    if gpu.dram_scheduler == "frfcfs":
+        # A channel's pool: while fewer than ``dq_reserve`` entries are free, its sub-partitions
+        # refuse misses; the reserve covers every write-back the fills in flight can still make
+        # (one each) and a serve's own requests, so the pool never runs out.
+        per_channel = -(-gpu.l2_partitions // values["n_channels"])
+        values["dq_reserve"] = per_channel * values["l2_mshrs"] + 8
+        values["dq_per_channel"] = 2 * values["dq_reserve"] + gpu.dram_queue
+    else:
+        values["dq_reserve"] = 0
+        values["dq_per_channel"] = 1
     if gpu.l2_partitions > l2.sets:
         raise ValueError(f"l2_partitions: {gpu.l2_partitions} sub-partitions need at least as many L2 sets, "
                          f"not {l2.sets}")
@@ -166,11 +182,12 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
              "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "lq": n_sm * k[_K["l1_lq_size"]],
-             "ldq": n_sm * max(1, k[_K["ldst_queue"]])}
+             "ldq": n_sm * max(1, k[_K["ldst_queue"]]), "dq": k[_K["n_channels"]] * k[_K["dq_per_channel"]]}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
-    key, val, meta = new_heap(n_req + int(n_sm * slots * 32) + 1024)
+    # Events: requests, loads, and per DRAM request its arrival and at most one wake-up of its channel.
+    key, val, meta = new_heap(n_req + int(n_sm * slots * 32) + 1024 + 2 * int(sizes["dq"]))
     state = TimingState(
         **arrays, sched_last=np.full(int(n_sm * k[_K["n_sched"]]), -1, np.int64),
         sched_sleep=np.zeros(int(n_sm * k[_K["n_sched"]]), np.int64),
@@ -191,6 +208,12 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.r[row("r", "rq_free")] = np.arange(n_req, dtype=np.int64)
     state.wt[row("wt", "wt_free")] = np.arange(n_wait, dtype=np.int64)
     state.bank[row("bank", "d_open")] = -1
+    n_ch, per_ch = int(k[_K["n_channels"]]), int(k[_K["dq_per_channel"]])
+    state.dq[row("dq", "dq_free")] = np.arange(n_ch * per_ch, dtype=np.int64)  # channel c: c*per_ch + i
+    state.ch[row("ch", "dq_nfree")] = per_ch
+    state.ch[row("ch", "dq_head")] = -1
+    state.ch[row("ch", "dq_tail")] = -1
+    state.ch[row("ch", "dq_wake")] = -1
     state.sm[row("sm", "ld_slot")] = -1
     state.sm[row("sm", "ld_asked")] = -1
     state.sm[row("sm", "ctl_first_cta")] = -1
