@@ -17,8 +17,10 @@ from golden.cache.indexing import set_indices
 from golden.configs.dram_address import parse_dram_address_map
 from golden.configs.presets import preset
 from golden.gpu import core
+from golden.gpu.run import simulate_timed
 from golden.gpu.state import config_vector, row
 from golden.trace.builder import KernelBuilder
+from golden.workloads import registry
 from tests.test_timing import LINE, gpu, run
 
 GTX480 = "dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS"
@@ -114,3 +116,18 @@ def test_the_map_must_give_the_configured_banks():
         preset("ciao18").replace(dram_banks=8)
     with pytest.raises(ValueError, match="^dram_scheduler: must be one of fcfs, frfcfs"):
         preset("ciao18").replace(dram_scheduler="fifo")
+
+
+@pytest.mark.parametrize("changes", [
+    {"dram_queue": 1},  # refusals begin at the first full queue
+    # A decoder whose channel bits lie above every address: all lines in channel 0, whatever their
+    # L2 sub-partition, so one channel's pool takes the whole GPU's traffic.
+    {"dram_address_map": "dramid@40;" + GTX480.split(";")[1]},
+])
+def test_a_full_dram_queue_refuses_misses_and_its_pool_never_runs_dry(changes):
+    g = preset("ciao18").replace(**changes)
+    result = simulate_timed(registry.build("rdgc/2dconv", 0.05), g)
+    t = result["timing"]
+    assert t["l2"]["reservation_fails_dram"] > 0
+    assert t["l2"]["reservation_fails"] >= t["l2"]["reservation_fails_dram"]
+    assert t["dram"]["reads"] > 0

@@ -152,12 +152,15 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
     values["dram_bank_mask"] = 0 if address_map is None else address_map.bank_mask
     values["dram_row_mask"] = 0 if address_map is None else address_map.row_mask
     if gpu.dram_scheduler == "frfcfs":
-        # A channel's pool: while fewer than ``dq_reserve`` entries are free, its sub-partitions
-        # refuse misses; the reserve covers every write-back the fills in flight can still make
-        # (one each) and a serve's own requests, so the pool never runs out.
+        # Misses are refused while a channel holds more than ``limit`` requests: the scheduler's
+        # queue and one per MSHR of the sub-partitions it serves (+ 8 for a serve's own). The
+        # ``dq_reserve`` entries of its pool above that take what is never refused, a write-back
+        # and a sector read from each L2 MSHR in flight, whichever channel the address map sends
+        # them to: the pool cannot run dry.
         per_channel = -(-gpu.l2_partitions // values["n_channels"])
-        values["dq_reserve"] = per_channel * values["l2_mshrs"] + 8
-        values["dq_per_channel"] = 2 * values["dq_reserve"] + gpu.dram_queue
+        limit = per_channel * values["l2_mshrs"] + 8 + gpu.dram_queue
+        values["dq_reserve"] = 2 * gpu.l2_partitions * values["l2_mshrs"] + 8
+        values["dq_per_channel"] = limit + values["dq_reserve"]
     else:
         values["dq_reserve"] = 0
         values["dq_per_channel"] = 1
