@@ -124,12 +124,12 @@ __all__ = ["step_function"]
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
 (B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
 (H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE,) = range(6)
-(DQ_BANK, DQ_ROW, DQ_CH, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(9)
+(DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(8)
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 40, 10, 18, 4, 6, 9, 4, 6, 9, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 40, 10, 18, 4, 6, 9, 4, 6, 8, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -364,7 +364,6 @@ def _dram(K, S, t, part, line2, nbytes, is_write, e):
     x = S.dq[DQ_FREE, ch * K[K_DQ_PER_CH] + n - 1]
     S.dq[DQ_BANK, x] = bank
     S.dq[DQ_ROW, x] = row
-    S.dq[DQ_CH, x] = ch
     S.dq[DQ_BYTES, x] = nbytes
     S.dq[DQ_WRITE, x] = is_write
     S.dq[DQ_ENTRY, x] = e
@@ -373,7 +372,7 @@ def _dram(K, S, t, part, line2, nbytes, is_write, e):
 
 def _dram_arrive(K, S, t, x):
     """DRAM request ``x`` joins the tail of its channel's queue; the scheduler runs."""
-    ch = S.dq[DQ_CH, x]
+    ch = x // K[K_DQ_PER_CH]  # each channel's requests are its own slice of the pool
     tail = S.ch[H_DQ_TAIL, ch]
     S.dq[DQ_NEXT, x] = -1
     S.dq[DQ_PREV, x] = tail

@@ -20,7 +20,8 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: for it), ``ch`` per DRAM channel (its FR-FCFS queue: ``dq_head``/``dq_tail``/``dq_n``, the free
 #: entries of its part of the ``dq`` pool ``dq_nfree``, the cycle of its next wake-up ``dq_wake``),
 #: ``dq`` per DRAM request of the ``frfcfs`` scheduler's pool (``dq_entry``: the L2 MSHR a read
-#: fills, -1 for a write; ``dq_free``: each channel's stack of free entries), ``smem`` per block of the
+#: fills, -1 for a write; ``dq_free``: each channel's stack of free entries; channel ``c`` owns
+#: entries ``c * dq_per_channel`` to ``(c + 1) * dq_per_channel - 1``), ``smem`` per block of the
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
 #: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
 #: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
@@ -73,7 +74,7 @@ TABLES = {
         'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake'
     ),
     'dq': (
-        'dq_bank', 'dq_row', 'dq_ch', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free'
+        'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free'
     ),
     'smem': (
         'x_tag', 'x_owner'
