@@ -107,8 +107,9 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     where = (f"{args.workers} local workers" if args.workers > 1 and not args.scheduler
              else f"cluster {args.scheduler}" if args.scheduler else "1 process")
     reused = f", {done.reused} from the store" if store is not None else ""
+    unbound = f" ({done.unbound} of them GTO's: profile limits that never bound)" if done.unbound else ""
     print(f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  "
-          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}; {done.made} runs made{reused}]")
+          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}; {done.made} runs made{unbound}{reused}]")
     print(format_table(["workload", "class", "IPC GTO"] + others + ["SWL N", "Table II N"], table))
     profiled = (f"every limit 1..{gpu.max_warps_per_sm}" if limits is None
                 else "limits " + " ".join(map(str, limits)))
@@ -120,6 +121,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
                               "seconds": seconds, "cpu_seconds": cpu, "workers": args.workers,
                               "runs_made": done.made, "runs_reused": done.reused,
+                              "runs_unbound": done.unbound,
                               "schedulers": list(SCHEDULERS), "swl_limits": limits, "rows": rows,
                               "failed": failed, "class_means": means, "paper_fig8": PAPER_FIG8,
                               "fig12_means": fig12,

@@ -12,7 +12,15 @@ import json
 import pytest
 
 from golden.configs.presets import preset
-from golden.experiments.ciao18 import FIG11, FIG11_DEFAULT, Run, comparison_runs, fig11_workload, run_point
+from golden.experiments.ciao18 import (
+    FIG11,
+    FIG11_DEFAULT,
+    Run,
+    comparison_runs,
+    fig11_workload,
+    run_point,
+    unbound_limit,
+)
 from golden.experiments.ciao18_runs import run_comparison
 from golden.experiments.sweep.store import ResultsStore
 from golden.trace.model import Workload
@@ -55,6 +63,37 @@ def test_a_limit_of_every_warp_is_gto():
     a, b = run_point(wl, g, "gto"), run_point(wl, g, "gto", g.max_warps_per_sm)
     assert {**a, "warp_limit": 8} == b
     assert run_point(wl, g, "gto", 7)["cycles"] != a["cycles"]  # one fewer binds
+
+
+def test_a_limit_at_or_above_gto_s_peak_is_gto():
+    # The kernel has 8 warps: with 16 slots an SM holds 8 at most, so limits 8 and 9 never bind.
+    g = gpu(l1=dict(size=4096, assoc=4), max_warps_per_sm=16)
+    wl = Workload(name="t/thrash", kernels=[thrash()])
+    a = run_point(wl, g, "gto")
+    assert a["peak_warps_per_sm"] == 8
+    for limit in (8, 9):
+        assert run_point(wl, g, "gto", limit) == {**a, "warp_limit": limit}
+        assert unbound_limit(Run("t/thrash", "gto", limit), a)
+    assert run_point(wl, g, "gto", 7)["cycles"] != a["cycles"]
+    assert not unbound_limit(Run("t/thrash", "gto", 7), a)
+    assert not unbound_limit(Run("t/thrash", "ccws", 8), a)
+    assert not unbound_limit(Run("t/thrash", "gto", 8), {**a, "peak_warps_per_sm": 9})
+
+
+def test_a_comparison_takes_gto_s_run_for_limits_that_never_bind(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    g = preset("ciao18")
+    wl = registry.build("ciao18/atax", 0.02)
+    peak = run_point(wl, g, "gto")["peak_warps_per_sm"]
+    assert peak < 47
+    limits = [peak - 1, peak, 47]
+    done = run_comparison(["ciao18/atax"], 0.02, g, limits)
+    assert done.unbound == 2
+    runs, profile = done.rows[0]["runs"], done.rows[0]["runs"]["best-swl"]["profile"]
+    for limit in (peak, 47):  # the same as simulating them
+        assert run_point(wl, g, "gto", limit) == {**runs["gto"], "warp_limit": limit}
+    assert [p["ipc"] for p in profile[1:]] == [runs["gto"]["ipc"]] * 2
+    assert profile[0]["ipc"] == run_point(wl, g, "gto", peak - 1)["ipc"]
 
 
 def test_a_comparison_lists_each_run_once_and_statpcal_last():

@@ -158,6 +158,40 @@ def test_statpcal_throttles_when_bandwidth_is_busy(runs):
     assert r.counters["instructions"] == runs["gto"][0].counters["instructions"]
 
 
+def test_statpcal_tokens_follow_the_resident_warps():
+    # _pcal_enter keeps each SM's tokens until its row of warp ids changes: against the rule worked
+    # out afresh (the `tokens` lowest warp ids hold one) over random arrivals and exits.
+    from golden.policies.statpcal import PcalState, _pcal_enter
+
+    rng = np.random.default_rng(5)
+    n_sm, slots, tokens = 2, 8, 3
+    p = np.array([slots, tokens, 100, 128, 0], np.int64)  # busy from the first window on (limit 0)
+    ps = PcalState(blocked=np.zeros(n_sm * slots, np.int64), warp=np.full(n_sm * slots, -1, np.int64),
+                   resident=np.zeros(n_sm, np.int64), wpc=np.ones(n_sm, np.int64),
+                   changed=np.zeros(n_sm, np.int64), win=np.zeros(3, np.int64), p=p,
+                   st=np.zeros(3, np.int64), seen=np.full(n_sm * slots, -2, np.int64),
+                   token=np.zeros(n_sm * slots, np.int64))
+    next_id = 0
+    for step in range(400):
+        sm = int(rng.integers(n_sm))
+        row = ps.warp[sm * slots:(sm + 1) * slots]
+        s = int(rng.integers(slots))
+        if rng.random() < 0.3:  # a warp exits or a new one (a higher id) takes the slot
+            row[s] = -1 if row[s] >= 0 and rng.random() < 0.5 else next_id
+            next_id += 1
+        live = sorted(int(w) for w in row if w >= 0)
+        if not live:
+            continue
+        me = live[int(rng.integers(len(live)))]
+        a = _acc(c=sm, warp=me, cta=0, cycle=100 + step)
+        mine = _pcal_enter(ps, a)
+        holders = set(live[:tokens])
+        assert mine == (0 if me in holders else 1)
+        for j in range(slots):
+            if row[j] >= 0:
+                assert ps.blocked[sm * slots + j] == (0 if row[j] in holders else 1), (step, j)
+
+
 def test_best_swl_profile_picks_the_best_ipc():
     g = gpu(l1=dict(size=4096, assoc=4))
     assert [p["warp_limit"] for p in swl_points("x", g, [1, 3])] == [1, 3]

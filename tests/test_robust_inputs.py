@@ -81,6 +81,51 @@ def test_npz_round_trip_is_exact(npz):
         assert np.array_equal(a.tail, b.tail) and a.grid == b.grid and a.block == b.block
 
 
+def _member_data_offset(path: Path, name: str) -> int:
+    """Where member ``name``'s bytes start in the file (after its local header)."""
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(name)
+    raw = path.read_bytes()
+    head = raw[info.header_offset:info.header_offset + 30]
+    name_len, extra_len = int.from_bytes(head[26:28], "little"), int.from_bytes(head[28:30], "little")
+    return info.header_offset + 30 + name_len + extra_len
+
+
+def test_npz_stored_member_with_a_flipped_byte_fails_its_crc(npz, tmp_path):
+    # Stored members are read past zipfile (io._StoredMember); their CRC-32 is still checked.
+    raw = bytearray(npz.read_bytes())
+    at = _member_data_offset(npz, "k0_insts.npy") + len(members(npz)["k0_insts.npy"]) - 3  # data, not header
+    raw[at] ^= 0x01
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match=r"kernel 0: member 'k0_insts' cannot be read \(bad CRC-32"):
+        load_workload(bad)
+
+
+def test_npz_stored_member_with_a_damaged_local_header(npz, tmp_path):
+    raw = bytearray(npz.read_bytes())
+    with zipfile.ZipFile(npz) as z:
+        at = z.getinfo("k1_insts.npy").header_offset
+    raw[at:at + 4] = b"PK\x05\x06"
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match=r"kernel 1: member 'k1_insts' cannot be read \(bad magic number"):
+        load_workload(bad)
+
+
+def test_npz_deflated_members_load_as_stored_ones(npz, tmp_path):
+    # np.savez_compressed's files take zipfile's own path; the result is the same workload.
+    files = members(npz)
+    deflated = tmp_path / "deflated.npz"
+    with zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    a, b = load_workload(npz), load_workload(deflated)
+    for x, y in zip(a.kernels, b.kernels, strict=True):
+        assert np.array_equal(x.insts, y.insts) and np.array_equal(x.lane_addrs, y.lane_addrs)
+        assert np.array_equal(x.tail, y.tail)
+
+
 def test_npz_pickled_member_is_not_unpickled(npz, tmp_path):
     files = members(npz)
     files["k0_tail.npy"] = npy(np.array([{"x": 1}], dtype=object), allow_pickle=True)

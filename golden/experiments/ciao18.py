@@ -93,7 +93,8 @@ def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
     -------
     dict
         ``{"scheduler", "warp_limit", "ipc", "cycles", "instructions", "l1_hit_rate",
-        "throttled", "policy_stats", "series"}`` (``series``: the timing model's rows).
+        "throttled", "peak_warps_per_sm", "policy_stats", "series"}`` (``series``: the timing
+        model's rows; ``peak_warps_per_sm``: the most warps one SM held at once).
     """
     machine = dataclasses.replace(gpu, scheduler="gto", warp_limit=warp_limit)
     pol = None if scheduler in ("gto", "best-swl") else get_policy(scheduler, **(params or {}))
@@ -103,8 +104,8 @@ def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
     t = r["timing"]
     return {"scheduler": scheduler, "warp_limit": warp_limit, "ipc": t["ipc"], "cycles": t["cycles"],
             "instructions": r["totals"]["instructions"], "l1_hit_rate": t["l1"]["hit_rate"],
-            "throttled": t["issue_slots"]["throttled"], "policy_stats": r["policy_stats"],
-            "series": t["series"]}
+            "throttled": t["issue_slots"]["throttled"], "peak_warps_per_sm": t["peak_warps_per_sm"],
+            "policy_stats": r["policy_stats"], "series": t["series"]}
 
 
 def best_point(results: list[dict]) -> dict:
@@ -201,6 +202,23 @@ def profile_runs(name: str, gpu: GPUConfig, limits: Iterable[int] | None = None)
     """
     return [Run(name, "gto", 0 if p["warp_limit"] == gpu.max_warps_per_sm else p["warp_limit"])
             for p in swl_points(name, gpu, limits)]
+
+
+def unbound_limit(run: Run, gto: dict) -> bool:
+    """Whether ``run`` is GTO's run ``gto`` (a result) under a warp limit that never binds.
+
+    A Best-SWL profile point limits GTO to the ``N`` oldest warps of each SM. When ``N`` is at
+    least the most warps one SM held at once in GTO's run (``peak_warps_per_sm``), the limit
+    excludes no warp in any cycle of that run, so the limited run makes the same choices in every
+    cycle: it is GTO's run, cycle for cycle (``tests/test_ciao18_runs.py`` checks it).
+    """
+    peak = gto.get("peak_warps_per_sm")
+    return is_profile_point(run) and not gto.get("deadlock") and peak is not None and run.warp_limit >= peak
+
+
+def is_profile_point(run: Run) -> bool:
+    """Whether ``run`` is a Best-SWL profile point: GTO under a warp limit, nothing else changed."""
+    return run.scheduler == "gto" and run.warp_limit > 0 and not (run.params or run.machine or run.tokens)
 
 
 def fig12_run(name: str, point: str) -> Run:

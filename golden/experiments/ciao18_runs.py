@@ -33,8 +33,10 @@ from golden.experiments.ciao18 import (
     best_swl,
     comparison_row,
     comparison_runs,
+    is_profile_point,
     make_run,
     profile_runs,
+    unbound_limit,
 )
 from golden.experiments.sweep.store import ResultsStore
 from golden.gpu.model import DeadlockError
@@ -57,19 +59,25 @@ def _workload(name: str, scale: float) -> Workload:
 
 
 def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
-              *profile: dict) -> dict:
+              *profile: dict, gto: dict | None = None) -> dict:
     """A worker's task: ``run`` on the built-in workload at ``scale``, with its own times.
 
     ``profile`` are the done records (this function's results) of the run's Best-SWL profile, in
     :func:`~golden.experiments.ciao18.profile_runs`'s order, for a run whose token count is
-    Best-SWL's limit.
+    Best-SWL's limit. ``gto`` is GTO's done record, for a profile point: when its limit never
+    binds in GTO's run (:func:`~golden.experiments.ciao18.unbound_limit`), the point's result is
+    GTO's with the point's limit, and nothing is simulated.
 
     Returns
     -------
     dict
-        ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU}``.
+        ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU}``, and
+        ``"unbound": True`` for a point whose result is GTO's.
     """
     t0, c0 = time.perf_counter(), time.process_time()
+    if gto is not None and unbound_limit(run, gto["result"]):
+        return {"result": dict(gto["result"], warp_limit=run.warp_limit), "unbound": True,
+                "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     tokens = best_swl(gpu, limits, [p["result"] for p in profile]) if run.tokens else None
     result = make_run(_workload(run.workload, scale), gpu, run, tokens)
     return {"result": result, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
@@ -101,6 +109,9 @@ class Comparison:
         Runs made by this call.
     reused : int
         Runs taken from the store.
+    unbound : int
+        Of the runs made, Best-SWL profile points whose limit never bound in GTO's run: their
+        result is GTO's, nothing was simulated (:func:`~golden.experiments.ciao18.unbound_limit`).
     cpu_seconds : float
         CPU seconds of the runs made by this call (on workers, where they ran).
     """
@@ -109,6 +120,7 @@ class Comparison:
     failed: dict[str, str] = field(default_factory=dict)
     made: int = 0
     reused: int = 0
+    unbound: int = 0
     cpu_seconds: float = 0.0
 
 
@@ -159,6 +171,7 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
     def file(nr: tuple[str, Run], rec: dict) -> None:
         done[nr] = rec
         out.made += 1
+        out.unbound += bool(rec.get("unbound"))
         out.cpu_seconds += rec["cpu_seconds"]
         if store is not None:
             store.put({"key": keys[nr], "params": {"workload": nr[0], **asdict(nr[1]), "scale": scale},
@@ -174,7 +187,8 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
             for run in runs:
                 if (n, run) not in done:
                     profile = [done[n, p] for p in profile_runs(n, gpu, limits)] if run.tokens else []
-                    file((n, run), make_task(run, scale, gpu, limits, *profile))
+                    gto = _gto_of(n, run, done)
+                    file((n, run), make_task(run, scale, gpu, limits, *profile, gto=gto))
     for n, runs in plans.items():
         try:
             row = comparison_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits, fig12, fig11)
@@ -187,6 +201,11 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         out.rows.append(row)
     _LAST[0] = None  # this process's last trace (runs made here) is not kept after the comparison
     return out
+
+
+def _gto_of(name: str, run: Run, done: dict) -> dict | None:
+    """GTO's done record of ``name`` for a profile point ``run`` (None for any other run)."""
+    return done.get((name, Run(name, "gto"))) if is_profile_point(run) else None
 
 
 def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: Sequence[int] | None,
@@ -213,6 +232,11 @@ def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: 
                     profile = [done.get((n, p)) or futures[n, p] for p in profile_runs(n, gpu, limits)]
                     futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *profile,
                                                     key=key, pure=False, priority=1)
+                elif is_profile_point(run):
+                    # After GTO's run, which may make it unnecessary (make_task).
+                    gto = done.get((n, Run(n, "gto"))) or futures[n, Run(n, "gto")]
+                    futures[n, run] = client.submit(make_task, run, scale, gpu, limits, gto=gto, key=key,
+                                                    pure=False)
                 else:
                     futures[n, run] = client.submit(make_task, run, scale, gpu, limits, key=key, pure=False)
         which = {f.key: nr for nr, f in futures.items()}

@@ -102,7 +102,7 @@ __all__ = ["step_function"]
  C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
- S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE) = range(len(layout.SCALARS))
+ S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS) = range(len(layout.SCALARS))
 
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
@@ -1518,6 +1518,8 @@ def _dispatch(K, S, P, sm):
     S.cta[T_CTA_DONE, c] = 0
     S.sm[M_SM_CTAS, sm] += 1
     S.sm[M_SM_WARPS, sm] += K[K_WPC]
+    if S.sm[M_SM_WARPS, sm] > S.sc[S_PEAK_SM_WARPS]:
+        S.sc[S_PEAK_SM_WARPS] = S.sm[M_SM_WARPS, sm]
     S.sm[M_SM_THREADS, sm] += K[K_TPC]
     S.sm[M_SM_REGS, sm] += K[K_REGS_CTA]
     S.sm[M_SM_SMEM, sm] += K[K_SMEM_CTA]

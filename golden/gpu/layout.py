@@ -137,6 +137,8 @@ STALLS = ("none", "memory", "barrier", "structural", "throttled")
 SCALARS = (
     "cycle", "next_cta", "dispatch", "retired_ctas", "inflight", "accesses", "age", "status",
     "series_n", "log_n", "series_next", "blocked_kind", "blocked_where",
+    # The most warps resident on one SM at once in the kernel (a warp limit at or above it never binds).
+    "peak_sm_warps",
 )
 
 #: Scheduler policy codes.

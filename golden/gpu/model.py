@@ -78,6 +78,8 @@ class KernelTiming:
     end: int
     counters: dict
     series: np.ndarray = field(repr=False)
+    #: The most warps resident on one SM at once.
+    peak_sm_warps: int = 0
 
     @property
     def cycles(self) -> int:
@@ -232,7 +234,8 @@ class TimingModel:
         self.hierarchy.t = int(state.sc[_S["accesses"]])
         counters = {name: int(v) for name, v in zip(layout.COUNTERS, state.c - before, strict=True)}
         series = np.concatenate(rows) if rows else np.zeros((0, 5), np.int64)
-        return KernelTiming(name=kernel.name, start=start, end=self.cycle, counters=counters, series=series)
+        return KernelTiming(name=kernel.name, start=start, end=self.cycle, counters=counters, series=series,
+                            peak_sm_warps=int(state.sc[_S["peak_sm_warps"]]))
 
     def _deadlock_message(self, kernel: KernelTrace) -> str:
         sc = self.state.sc

@@ -160,7 +160,9 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
     caches = {level: {key: _plain(v) for key, v in s.items()} for level, s in hierarchy.stats().items()}
     return {"kernels": kernels, "totals": totals, "caches": caches,
             "policy_stats": {key: _plain(v) for key, v in hierarchy.policy.stats().items()},
-            "timing": {**timing_summary(counters, cycles, series), "dependences": dependences}}
+            "timing": {**timing_summary(counters, cycles, series), "dependences": dependences,
+                       # A warp limit (swl:N) at or above this never binds: the run is the unlimited one.
+                       "peak_warps_per_sm": max((t.peak_sm_warps for t in timings), default=0)}}
 
 
 def _plain(v):

@@ -39,9 +39,11 @@ P_W, P_TOKENS, P_WINDOW, P_BYTES, P_LIMIT = range(5)
 S_BYPASSED, S_WINDOWS, S_BUSY = range(3)
 STAT_NAMES = ("load_misses_bypassed", "windows", "busy_windows")
 
-PcalState = namedtuple("PcalState", ["blocked", "warp", "resident", "wpc", "changed", "win", "p", "st"])
+PcalState = namedtuple("PcalState", ["blocked", "warp", "resident", "wpc", "changed", "win", "p", "st",
+                                     "seen", "token"])
 PcalState.__doc__ = """State of the L1 level: the SchedulerControl views, ``win`` = (window start,
-bytes missed in it, busy flag of the last window), parameters ``p`` and statistics ``st``."""
+bytes missed in it, busy flag of the last window), parameters ``p`` and statistics ``st``;
+``seen`` is each SM's row of ``warp`` when its ``token`` flags (one per slot) were last worked out."""
 
 
 @nb.njit(cache=True, nogil=True)
@@ -62,21 +64,37 @@ def _pcal_enter(ps, a):
         ps.win[0] = a.cycle - (a.cycle - ps.win[0]) % p[P_WINDOW]
         ps.win[1] = 0
     base = a.c * W
+    # The tokens change only with the SM's resident warps: worked out again (W x W) when its row
+    # of warp ids differs from the one they were worked out for, else read (W).
+    for s in range(W):
+        if ps.warp[base + s] != ps.seen[base + s]:
+            _tokens(ps, base, W, p[P_TOKENS])
+            break
     gw = a.cta * ps.wpc[a.c] + a.warp
     mine = np.int64(0)
     for s in range(W):
         g = base + s
         if ps.warp[g] < 0:
             continue
-        older = 0
-        for s2 in range(W):
-            if ps.warp[base + s2] >= 0 and ps.warp[base + s2] < ps.warp[g]:
-                older += 1
-        token = older < p[P_TOKENS]
+        token = ps.token[g]
+        # Applied at every access: the timing model may have released a block since (_unblock).
         set_blocked(ps.blocked, ps.changed, a.c, g, 0 if token or ps.win[2] == 0 else 1)
         if ps.warp[g] == gw and not token:
             mine = 1
     return mine
+
+
+@nb.njit(cache=True, nogil=True)
+def _tokens(ps, base, W, tokens):
+    """Token flags of the SM whose slots start at ``base``: its ``tokens`` oldest resident warps."""
+    for s in range(W):
+        g = base + s
+        ps.seen[g] = ps.warp[g]
+        older = 0
+        for s2 in range(W):
+            if ps.warp[base + s2] >= 0 and ps.warp[base + s2] < ps.warp[g]:
+                older += 1
+        ps.token[g] = 1 if older < tokens else 0
 
 
 @nb.njit(cache=True, nogil=True)
@@ -155,8 +173,10 @@ class StatPCAL(Policy):
             ratio = g.dram_clock_mhz / g.core_clock_mhz if g.core_clock_mhz and g.dram_clock_mhz else 1.0
             peak = g.dram_bus_bytes * ratio * (g.dram_channels or g.l2_partitions)
             p[P_LIMIT] = max(1, round(self.threshold * peak * self.window))
+        slots = len(views["blocked"])
         self._state = PcalState(**views, win=np.zeros(3, np.int64), p=p,
-                                st=np.zeros(len(STAT_NAMES), np.int64))
+                                st=np.zeros(len(STAT_NAMES), np.int64),
+                                seen=np.full(slots, -2, np.int64), token=np.zeros(slots, np.int64))
         return make_hooks(self._state, on_hit=pcal_on_hit, on_miss=pcal_on_miss, on_response=pcal_on_response)
 
     def level_hooks(self, level: str, cfg: CacheConfig, n_caches: int) -> LevelHooks:
