@@ -17,32 +17,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 
 from distributed import as_completed
 
 from golden.configs.presets import preset
-from golden.experiments.ciao18 import PAPER_FIG8, run_point
+from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, Run, class_means
+from golden.experiments.ciao18_runs import make_task
 from golden.experiments.sweep.engine import dask_client
 from golden.policies.ciao18 import EXAMINE
-from golden.workloads import registry
 
 SCHEDULERS = ("ciao-t", "ciao-p", "ciao-c")
-
-
-def one(name: str, scheduler: str, scale: float, examine: str) -> dict:
-    """``scheduler`` on ``name`` with ``examine``: IPC, cycles, the policy's counts, CPU seconds."""
-    c0 = time.process_time()
-    r = run_point(registry.build(name, scale), preset("ciao18"), scheduler, params={"examine": examine})
-    return {"workload": name, "scheduler": scheduler, "ipc": r["ipc"], "cycles": r["cycles"],
-            "policy_stats": r["policy_stats"], "cpu_seconds": time.process_time() - c0}
-
-
-def geomean(values: list[float]) -> float:
-    """Geometric mean."""
-    return math.exp(sum(map(math.log, values)) / len(values))
 
 
 def main() -> int:
@@ -58,45 +44,41 @@ def main() -> int:
         print(f"{args.compare_json}: scale {base.get('scale')}, not {args.scale}", file=sys.stderr)
         return 2
     rows = {r["workload"]: r for r in base["rows"]}
-    # The longest first (the comparison's own CPU times), so that the two workers end together.
+    # The longest first (the comparison's own CPU times), so that the two workers end together; a
+    # benchmark's runs in a row, so that a worker loads its trace once (make_task keeps the last).
     names = sorted(rows, key=lambda n: -rows[n]["time"]["cpu_seconds"])
+    runs = {(n, s): Run(n, s, params=(("examine", args.examine),)) for n in names for s in SCHEDULERS}
+    gpu = preset("ciao18")
     t0 = time.perf_counter()
-    runs: dict = {}
+    done: dict = {}
     with dask_client(None, args.workers) as client:
-        futures = [client.submit(one, n, s, args.scale, args.examine, pure=False)
-                   for n in names for s in SCHEDULERS]
-        for f in as_completed(futures):
-            r = f.result()
-            runs[r["workload"], r["scheduler"]] = r
+        futures = {client.submit(make_task, run, args.scale, gpu, pure=False): key
+                   for key, run in runs.items()}
+        for f in as_completed(list(futures)):
+            done[futures[f]] = f.result()
     wall = time.perf_counter() - t0
-    cpu = sum(r["cpu_seconds"] for r in runs.values())
+    cpu = sum(d["cpu_seconds"] for d in done.values())
     print(f"ciao18 at scale {args.scale:g}: IPC over GTO, {args.compare_json}'s runs and examine="
           f"{args.examine!r} [{wall:.1f} s wall, {cpu:.1f} s CPU, {args.workers} workers]")
-    head = ["benchmark", "class"] + [f"{s} {w}" for s in SCHEDULERS for w in ("compare", args.examine)]
-    print(" | ".join(head))
-    means: dict = {}
-    for n in sorted(rows):
-        r = rows[n]
-        gto = r["runs"]["gto"]["ipc"]
-        cls = r["class"] or "-"
-        cells = []
-        for s in SCHEDULERS:
-            pair = (r["norm"][s], runs[n, s]["ipc"] / gto)
-            cells += [f"{v:.3f}" for v in pair]
-            for key in (cls, "all"):
-                for k, v in zip(("compare", args.examine), pair, strict=True):
-                    means.setdefault((key, s, k), []).append(v)
-        print(" | ".join([n.split("/")[-1], cls, *cells]))
-    for key in ("LWS", "SWS", "CI", "all"):
-        cells = [f"{geomean(means[key, s, k]):.3f}" for s in SCHEDULERS for k in ("compare", args.examine)
-                 if (key, s, k) in means]
-        if cells:
-            print(" | ".join([f"geomean {key}", "", *cells]))
+    print(" | ".join(["benchmark", "class"]
+                     + [f"{s} {w}" for s in SCHEDULERS for w in ("compare", args.examine)]))
+    other = [dict(r, norm={s: done[n, s]["result"]["ipc"] / r["runs"]["gto"]["ipc"] for s in SCHEDULERS})
+             for n, r in sorted(rows.items())]
+    for r, o in zip((rows[n] for n in sorted(rows)), other, strict=True):
+        cells = [f"{v:.3f}" for s in SCHEDULERS for v in (r["norm"][s], o["norm"][s])]
+        print(" | ".join([r["workload"].split("/")[-1], r["class"] or "-", *cells]))
+    means = class_means(list(rows.values()), SCHEDULERS), class_means(other, SCHEDULERS)
+    for cls in (*CLASSES, "all"):
+        if means[0][cls]["n"]:
+            print(" | ".join([f"geomean {cls}", f"n={means[0][cls]['n']}"]
+                             + [f"{m[cls][s]:.3f}" for s in SCHEDULERS for m in means]))
     print(" | ".join(["ciao18 Fig. 8", "all"] + [f"{PAPER_FIG8[s]:.2f}" for s in SCHEDULERS for _ in (0, 1)]))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"scale": args.scale, "examine": args.examine, "compare": args.compare_json,
-                       "seconds": wall, "cpu_seconds": cpu, "runs": list(runs.values())}, fh, indent=1)
+                       "seconds": wall, "cpu_seconds": cpu,
+                       "runs": [dict(d["result"], workload=n, series=None, cpu_seconds=d["cpu_seconds"])
+                                for (n, _), d in done.items()]}, fh, indent=1)
     return 0
 
 

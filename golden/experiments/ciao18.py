@@ -210,7 +210,7 @@ def unbound_limit(run: Run, gto: dict) -> bool:
     A Best-SWL profile point limits GTO to the ``N`` oldest warps of each SM. When ``N`` is at
     least the most warps one SM held at once in GTO's run (``peak_warps_per_sm``), the limit
     excludes no warp in any cycle of that run, so the limited run makes the same choices in every
-    cycle: it is GTO's run, cycle for cycle (``tests/test_ciao18_runs.py`` checks it).
+    cycle: it is GTO's run, cycle for cycle (``tests/test_compare_ciao18.py`` checks it).
     """
     peak = gto.get("peak_warps_per_sm")
     return is_profile_point(run) and not gto.get("deadlock") and peak is not None and run.warp_limit >= peak

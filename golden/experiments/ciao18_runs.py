@@ -187,7 +187,8 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
             for run in runs:
                 if (n, run) not in done:
                     profile = [done[n, p] for p in profile_runs(n, gpu, limits)] if run.tokens else []
-                    gto = _gto_of(n, run, done)
+                    # GTO's run is the plan's first: a profile point after it may take its result.
+                    gto = done.get((n, Run(n, "gto")))
                     file((n, run), make_task(run, scale, gpu, limits, *profile, gto=gto))
     for n, runs in plans.items():
         try:
@@ -201,11 +202,6 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         out.rows.append(row)
     _LAST[0] = None  # this process's last trace (runs made here) is not kept after the comparison
     return out
-
-
-def _gto_of(name: str, run: Run, done: dict) -> dict | None:
-    """GTO's done record of ``name`` for a profile point ``run`` (None for any other run)."""
-    return done.get((name, Run(name, "gto"))) if is_profile_point(run) else None
 
 
 def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: Sequence[int] | None,
