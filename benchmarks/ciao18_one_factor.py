@@ -1,16 +1,17 @@
-"""CIAO-T/P/C with another reading of which warps an epoch examines, beside a comparison's own runs.
+"""CIAO-T/P/C with one policy parameter changed, beside a comparison's own runs.
 
-One factor: every ciao18 benchmark's CIAO-T, CIAO-P and CIAO-C run again with the policy's
-``examine`` parameter (``"all"``: every resident warp at each epoch's end; the preset's reading is
-``"front"``, ``docs/policies/ciao18.md``), on the sweep engine's Dask cluster, and printed as IPC
-over GTO beside the same schedulers' ratios in a ``gpucache compare --suite ciao18 --json`` file of
-the same scale (its GTO runs are the baseline; the code must be the same, or the ratios mix two
-models). Geometric means per class and over all benchmarks, with Fig. 8's.
+One factor: every ciao18 benchmark's CIAO-T, CIAO-P and CIAO-C run again with the policy
+parameters given by ``--set`` (for example ``examine=all``: every resident warp at each epoch's
+end, where the preset's reading is ``"front"``; ``vta_ways=16``: 16 VTA tags per warp instead of
+8; ``high_cutoff=0.005``; ``docs/policies/ciao18.md``), on the sweep engine's Dask cluster, and
+printed as IPC over GTO beside the same schedulers' ratios in a ``gpucache compare --suite ciao18
+--json`` file of the same scale (its GTO runs are the baseline; the code must be the same, or the
+ratios mix two models). Geometric means per class and over all benchmarks, with Fig. 8's.
 
 Usage::
 
-    python benchmarks/ciao18_examine.py docs/results/ciao18_scale1.json --scale 1 --workers 2 \\
-        [--examine all] [--json OUT]
+    python benchmarks/ciao18_one_factor.py docs/results/ciao18_scale1.json --scale 1 --workers 2 \\
+        --set examine=all [--set NAME=VALUE ...] [--workloads ciao18/syrk ...] [--json OUT]
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from golden.configs.presets import preset
 from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, Run, class_means
 from golden.experiments.ciao18_runs import make_task
 from golden.experiments.sweep.engine import dask_client
-from golden.policies.ciao18 import EXAMINE
+from golden.policies import get_policy
 
 SCHEDULERS = ("ciao-t", "ciao-p", "ciao-c")
 
@@ -35,19 +36,35 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("compare_json", help="a gpucache compare --suite ciao18 --json file (GTO: the base)")
     ap.add_argument("--scale", type=float, required=True, help="the input scale of that comparison")
-    ap.add_argument("--examine", choices=sorted(EXAMINE), default="all")
+    ap.add_argument("--set", dest="params", action="append", required=True, metavar="NAME=VALUE",
+                    help="a CIAO parameter and its value (repeatable)")
+    ap.add_argument("--workloads", nargs="+", metavar="NAME", help="only these benchmarks of the comparison")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--json", metavar="OUT", help="also write the runs as JSON")
     args = ap.parse_args()
+    try:
+        params = _parse(args.params)
+        for s in SCHEDULERS:
+            get_policy(s, **params)  # a bad name or value stops here, not in a worker
+    except (ValueError, TypeError) as e:
+        print(f"--set: {e}", file=sys.stderr)
+        return 2
     base = json.load(open(args.compare_json))
     if base.get("scale") != args.scale:
         print(f"{args.compare_json}: scale {base.get('scale')}, not {args.scale}", file=sys.stderr)
         return 2
     rows = {r["workload"]: r for r in base["rows"]}
+    if args.workloads:
+        missing = sorted(set(args.workloads) - set(rows))
+        if missing:
+            print(f"--workloads: {', '.join(missing)} not in {args.compare_json}", file=sys.stderr)
+            return 2
+        rows = {n: rows[n] for n in args.workloads}
+    label = ", ".join(f"{k}={v!r}" for k, v in params.items())
     # The longest first (the comparison's own CPU times), so that the two workers end together; a
     # benchmark's runs in a row, so that a worker loads its trace once (make_task keeps the last).
     names = sorted(rows, key=lambda n: -rows[n]["time"]["cpu_seconds"])
-    runs = {(n, s): Run(n, s, params=(("examine", args.examine),)) for n in names for s in SCHEDULERS}
+    runs = {(n, s): Run(n, s, params=tuple(sorted(params.items()))) for n in names for s in SCHEDULERS}
     gpu = preset("ciao18")
     t0 = time.perf_counter()
     done: dict = {}
@@ -58,10 +75,10 @@ def main() -> int:
             done[futures[f]] = f.result()
     wall = time.perf_counter() - t0
     cpu = sum(d["cpu_seconds"] for d in done.values())
-    print(f"ciao18 at scale {args.scale:g}: IPC over GTO, {args.compare_json}'s runs and examine="
-          f"{args.examine!r} [{wall:.1f} s wall, {cpu:.1f} s CPU, {args.workers} workers]")
+    print(f"ciao18 at scale {args.scale:g}: IPC over GTO, {args.compare_json}'s runs and {label} "
+          f"[{wall:.1f} s wall, {cpu:.1f} s CPU, {args.workers} workers]")
     print(" | ".join(["benchmark", "class"]
-                     + [f"{s} {w}" for s in SCHEDULERS for w in ("compare", args.examine)]))
+                     + [f"{s} {w}" for s in SCHEDULERS for w in ("compare", label)]))
     other = [dict(r, norm={s: done[n, s]["result"]["ipc"] / r["runs"]["gto"]["ipc"] for s in SCHEDULERS})
              for n, r in sorted(rows.items())]
     for r, o in zip((rows[n] for n in sorted(rows)), other, strict=True):
@@ -75,11 +92,29 @@ def main() -> int:
     print(" | ".join(["ciao18 Fig. 8", "all"] + [f"{PAPER_FIG8[s]:.2f}" for s in SCHEDULERS for _ in (0, 1)]))
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"scale": args.scale, "examine": args.examine, "compare": args.compare_json,
+            json.dump({"scale": args.scale, "params": params, "compare": args.compare_json,
                        "seconds": wall, "cpu_seconds": cpu,
                        "runs": [dict(d["result"], workload=n, series=None, cpu_seconds=d["cpu_seconds"])
                                 for (n, _), d in done.items()]}, fh, indent=1)
     return 0
+
+
+def _parse(items: list[str]) -> dict:
+    """``{"name": value}`` from ``NAME=VALUE`` strings (an integer, a number or a word)."""
+    out: dict = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"{item!r} is not NAME=VALUE")
+        for kind in (int, float):
+            try:
+                out[name] = kind(text)
+                break
+            except ValueError:
+                continue
+        else:
+            out[name] = text
+    return out
 
 
 if __name__ == "__main__":
