@@ -224,11 +224,13 @@ def _git_show(git_dir: Path, commit: str, path: str) -> str:
     return p.stdout
 
 
-def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True) -> list[str]:
+def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
+                        icnt: str | None = None) -> list[str]:
     """Fields of the derived Accel-Sim config that differ from the preset, one line each.
 
     ``streaming_mshrs``: whether the simulator that runs the config replaces a streaming L1's MSHR
-    field (:func:`streaming_mshrs_of`).
+    field (:func:`streaming_mshrs_of`). ``icnt``: the text of its interconnect file
+    (``-inter_config_file``), whose flit size and router speed-up are compared too.
     """
     n_sm = int(_option(text, "gpgpu_n_clusters")) * int(_option(text, "gpgpu_n_cores_per_cluster"))
     threads, _ = _option(text, "gpgpu_shader_core_pipeline").split(":")
@@ -270,9 +272,26 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True)
         "dram_queue": int(queue) if (queue := _option(text, "gpgpu_frfcfs_dram_sched_queue_size")) else None,
         "dram_address_map": _option(text, "gpgpu_mem_addr_mapping"),
     }
+    if icnt is not None:
+        theirs.update(icnt_fields(icnt))
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
             for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
+
+
+def icnt_fields(icnt: str) -> dict[str, int]:
+    """``icnt_flit_bytes`` and ``icnt_packet_gap`` of an intersim interconnect file.
+
+    intersim sizes packets with the file's ``flit_size`` (``InterconnectInterface::Push``), not
+    with ``-icnt_flit_size``; a router whose ``internal_speedup`` is under 2 idles one cycle after
+    each packet at an output (measured, ``docs/timing.md``, "One idle cycle per packet").
+    """
+    def value(name: str, default: float) -> float:
+        found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)\s*;", icnt, re.M)
+        return float(found[-1]) if found else default
+
+    return {"icnt_flit_bytes": int(value("flit_size", 32)),
+            "icnt_packet_gap": 0 if value("internal_speedup", 1.0) >= 2 else 1}
 
 
 def slice_map_of(text: str) -> str | None:
@@ -596,7 +615,8 @@ def main() -> int:
     streaming = streaming_mshrs_of(args.accelsim)
     if streaming is None:
         print("  the build's gpu-cache.h was not found: a streaming L1's MSHRs taken as 537b342a sets them")
-    for line in machine_differences(files["gpgpusim.config"], gpu, streaming is not False):
+    icnt_text = files[_option(files["gpgpusim.config"], "inter_config_file")]
+    for line in machine_differences(files["gpgpusim.config"], gpu, streaming is not False, icnt_text):
         print(f"  config differs: {line}")
     # The timing loop is compiled once per process (numba, not cached on disk): compile it on a
     # small run first so that the timed runs measure simulation only.

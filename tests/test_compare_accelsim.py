@@ -192,3 +192,16 @@ def test_accelsim_row_hits_sum_the_last_channel_reports():
             + report.format(10, 40) + report.format(30, 60))
     assert cmp.accelsim_row_hits(text) == 100.0 * (100 - 40) / 100
     assert cmp.accelsim_row_hits("no reports") != cmp.accelsim_row_hits("no reports")  # nan
+
+
+#: The interconnect files' lines that matter (configs/GTX480 of 24f29469; 537b342a's SM6_TITANX).
+FERMI_ICNT = "flit_size = 32;\nnum_vcs     = 1;\ninput_speedup     = 2;\ninternal_speedup  = 1.0;\n"
+PASCAL_ICNT = "flit_size = 40;\nvc_buf_size = 64;\ninput_speedup     = 1;\ninternal_speedup  = 2.0;\n"
+
+
+def test_interconnect_file_is_compared():
+    assert cmp.icnt_fields(FERMI_ICNT) == {"icnt_flit_bytes": 32, "icnt_packet_gap": 1}
+    assert cmp.icnt_fields(PASCAL_ICNT) == {"icnt_flit_bytes": 40, "icnt_packet_gap": 0}
+    assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), icnt=PASCAL_ICNT) == []
+    assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), icnt=FERMI_ICNT) == [
+        "icnt_flit_bytes: gpucache 40, Accel-Sim 32", "icnt_packet_gap: gpucache 0, Accel-Sim 1"]

@@ -103,6 +103,27 @@ def test_mshr_limit_of_one_serialises_misses():
     assert r.cycles > 4 * (DRAM_LATENCY - 1) > r2.cycles
 
 
+def test_crossbar_outputs_idle_between_packets():
+    # One load of 4 lines (4 one-flit requests sent on consecutive cycles, 4 two-flit responses).
+    # With icnt_packet_gap g the sub-partition's request port takes one every 1 + g cycles and the
+    # SM's response port one every 2 + g: the last response comes 3 * max(1 + g, 2 + g) - 3 * 2
+    # cycles later than without the gap, so the kernel lasts 3g cycles longer.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 8) * LINE * 7)
+    kb.compute(1)
+    cycles = [run([kb], gpu(icnt_packet_gap=g))[1][0].cycles for g in (0, 1, 2)]
+    assert [c - cycles[0] for c in cycles] == [0, 3, 6]
+    # A store of 4 lines: 4 two-flit write requests into the sub-partition's port, one every 2 + g
+    # cycles; the kernel ends when the last is written.
+    kb = KernelBuilder("stores", (1,), (32,))
+    kb.store(0x10, (np.arange(32) // 8) * LINE * 7)
+    cycles = [run([kb], gpu(icnt_packet_gap=g))[1][0].cycles for g in (0, 1, 2)]
+    assert [c - cycles[0] for c in cycles] == [0, 3, 6]
+    # A single packet does not wait: a pointer chase keeps each level's latency.
+    tm, _ = run([chase(4)], gpu(icnt_packet_gap=2))
+    assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY] * 3
+
+
 def test_merges_are_counted_exactly():
     # 4 warps load the same line in consecutive cycles (one miss, three merges); then warp 0 loads
     # a second line that warps 1-3 load too, with merges limited to 2 per MSHR: 1 merge,

@@ -207,6 +207,11 @@ _CIAO18 = GPUConfig(
     ),
     # 6 GDDR5 channels x 2 sub-partitions: 12 L2 sub-partitions, one per XOR slice.
     l2_partitions=12,
+    # GTX480's config_fermi_islip.icnt: 32-byte flits (the default icnt_flit_bytes) and a router
+    # with "internal_speedup = 1.0", whose outputs idle a cycle after each packet: measured on
+    # Accel-Sim, an SM takes one 5-flit response every 6 cycles, every 5 with internal_speedup 2.0
+    # (docs/timing.md, "One idle cycle per packet").
+    icnt_packet_gap=1,
     dram_channels=6,
     dram_banks=16,
     # Table I: tCL=12, tRCD=12, tRAS=28; GTX480's "RP=12"; clocks 700 (core) : 924 (DRAM).

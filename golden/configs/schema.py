@@ -82,6 +82,7 @@ GPU_LIMITS = {
     "mem_latency": (0, 1 << 20), "shared_mem_bytes": (0, 1 << 32), "shared_mem_banks": (1, 1024),
     "l2_partitions": (1, 1024), "max_regs_per_sm": (1, 1 << 24), "warp_limit": (0, 2048),
     "two_level_active": (1, 2048), "icnt_latency": (0, 1 << 16), "icnt_flit_bytes": (1, 1 << 12),
+    "icnt_packet_gap": (0, 64),
     "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
@@ -374,6 +375,12 @@ class GPUConfig:
         Bytes per interconnect flit; every port moves one flit per cycle (a read request
         is its 8-byte header, a write or a response the header and its data, in whole flits:
         GPGPU-Sim's ``mem_fetch::size``).
+    icnt_packet_gap : int
+        Cycles a crossbar output idles between two packets (timing model): an SM's response
+        port takes a packet of ``n`` flits every ``n + icnt_packet_gap`` cycles, and so does a
+        sub-partition's request port. GPGPU-Sim's router with ``internal_speedup = 1.0`` idles
+        one cycle per packet (the GTX 480's ``config_fermi_islip.icnt``), with 2.0 none (the
+        TITAN X Pascal's); measured on Accel-Sim, ``docs/timing.md``.
     dram_channels : int
         DRAM channels (0: one per L2 partition); partition ``p`` uses channel
         ``p * dram_channels // l2_partitions``.
@@ -432,6 +439,7 @@ class GPUConfig:
     issue_order: str = "fixed"
     icnt_latency: int = 8
     icnt_flit_bytes: int = 32
+    icnt_packet_gap: int = 0
     dram_channels: int = 0
     dram_banks: int = 16
     dram_row_bytes: int = 2048

@@ -89,7 +89,7 @@ __all__ = ["step_function"]
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
- K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE) = range(len(layout.CONFIG))
+ K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -455,7 +455,8 @@ def _respond_to_sm(K, S, r, part, ready):
     depart = max(ready, S.part[P_P_RSP_FREE, part])
     S.part[P_P_RSP_FREE, part] = depart + flits
     arrive = max(depart + K[K_ICNT_LAT], S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]])
-    S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]] = arrive + flits
+    # A crossbar output (here: towards the SM) idles icnt_packet_gap cycles after each packet.
+    S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]] = arrive + flits + K[K_ICNT_GAP]
     _event(S, arrive + flits, EV_L1_FILL, r)
 
 
@@ -1366,7 +1367,7 @@ def _inject(K, S, t, sm):
     S.sm[M_INJ_FREE, sm] = t + flits
     part = S.r[R_R_PART, r]
     arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
-    S.part[P_P_IN_FREE, part] = arrive + flits
+    S.part[P_P_IN_FREE, part] = arrive + flits + K[K_ICNT_GAP]  # the output towards the sub-partition
     _event(S, arrive + flits, EV_L2_ARRIVE, r)
     return True
 
