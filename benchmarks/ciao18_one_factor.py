@@ -27,6 +27,7 @@ from golden.configs.presets import preset
 from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, Run, class_means
 from golden.experiments.ciao18_runs import make_task
 from golden.experiments.sweep.engine import dask_client
+from golden.experiments.sweep.fields import parse_value
 from golden.policies import get_policy
 
 SCHEDULERS = ("ciao-t", "ciao-p", "ciao-c")
@@ -100,22 +101,14 @@ def main() -> int:
 
 
 def _parse(items: list[str]) -> dict:
-    """``{"name": value}`` from ``NAME=VALUE`` strings (an integer, a number or a word)."""
+    """``{"name": value}`` from ``NAME=VALUE`` strings (values read as the sweep's ``--set`` reads them)."""
     out: dict = {}
     for item in items:
         name, sep, text = item.partition("=")
         if not sep or not name:
             raise ValueError(f"{item!r} is not NAME=VALUE")
-        for kind in (int, float):
-            try:
-                out[name] = kind(text)
-                break
-            except ValueError:
-                continue
-        else:
-            out[name] = text
+        out[name] = parse_value(text)
     return out
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -106,7 +106,7 @@ def test_mshr_limit_of_one_serialises_misses():
 def test_crossbar_outputs_idle_between_packets():
     # One load of 4 lines (4 one-flit requests sent on consecutive cycles, 4 two-flit responses).
     # With icnt_packet_gap g the sub-partition's request port takes one every 1 + g cycles and the
-    # SM's response port one every 2 + g: the last response comes 3 * max(1 + g, 2 + g) - 3 * 2
+    # SM's response port, the slower, one every 2 + g: the last response comes 3 * (2 + g) - 3 * 2
     # cycles later than without the gap, so the kernel lasts 3g cycles longer.
     kb = KernelBuilder("spread", (1,), (32,))
     kb.load(0x10, (np.arange(32) // 8) * LINE * 7)
