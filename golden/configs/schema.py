@@ -378,10 +378,9 @@ class GPUConfig:
     icnt_packet_gap : int
         Cycles a crossbar output idles between two packets (timing model): an SM's response
         port takes a packet of ``n`` flits every ``n + icnt_packet_gap`` cycles, and so does a
-        sub-partition's request port. Measured on Accel-Sim for the responses into an SM: one
-        idle cycle per packet with GPGPU-Sim's ``internal_speedup = 1.0`` (the GTX 480's
-        ``config_fermi_islip.icnt``), none with 2.0 (the TITAN X Pascal's); the request port's
-        is by symmetry, not measured (``docs/timing.md``).
+        sub-partition's request port. Measured on Accel-Sim at both ports: one idle cycle per
+        packet with GPGPU-Sim's ``internal_speedup = 1.0`` (the GTX 480's
+        ``config_fermi_islip.icnt``), none with 2.0 (the TITAN X Pascal's) (``docs/timing.md``).
     dram_channels : int
         DRAM channels (0: one per L2 partition); partition ``p`` uses channel
         ``p * dram_channels // l2_partitions``.
