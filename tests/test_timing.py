@@ -124,6 +124,26 @@ def test_crossbar_outputs_idle_between_packets():
     assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY] * 3
 
 
+def test_l1_hands_back_one_merged_load_a_cycle():
+    # 4 warps load one line: a miss and three MSHR merges, all served by the fill at cycle T.
+    # Without a limit the four loads complete at T; with l1_response_rate r the k-th (in MSHR
+    # order) completes at T + k // r (GPGPU-Sim's mshr_table::next_access, one a cycle): their
+    # summed latency grows by sum(k // r). The warps then hit the line: hits do not queue.
+    kb = KernelBuilder("merged", (1,), (128,))
+    kb.load(0x10, np.zeros(128, np.int64))
+    kb.compute(1)
+    kb.load(0x20, np.zeros(128, np.int64))
+    kb.compute(1)
+    out = {}
+    for rate in (0, 1, 2, 4):
+        (r,) = run([kb], gpu(l1_response_rate=rate))[1]
+        out[rate] = (r.counters["load_latency_sum"], r.counters["loads_completed"], r.counters["l1_hits"])
+    assert out[1][0] - out[0][0] == 0 + 1 + 2 + 3
+    assert out[2][0] - out[0][0] == 0 + 0 + 1 + 1
+    assert out[4] == out[0]
+    assert {v[1:] for v in out.values()} == {(8, 4)}
+
+
 def test_merges_are_counted_exactly():
     # 4 warps load the same line in consecutive cycles (one miss, three merges); then warp 0 loads
     # a second line that warps 1-3 load too, with merges limited to 2 per MSHR: 1 merge,

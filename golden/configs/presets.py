@@ -149,6 +149,8 @@ _KIM20 = GPUConfig(
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
     icnt_flit_bytes=40,
+    # GPGPU-Sim's L1D hands one request a cycle to the writeback (as the ciao18 preset).
+    l1_response_rate=1,
     dram_channels=12,
     dram_banks=16,
     dram_t_cl=16, dram_t_rcd=16, dram_t_rp=16, dram_t_ras=37,
@@ -212,6 +214,10 @@ _CIAO18 = GPUConfig(
     # Accel-Sim, an SM takes one 5-flit response every 6 cycles, every 5 with internal_speedup 2.0
     # (docs/timing.md, "One idle cycle per packet").
     icnt_packet_gap=1,
+    # GPGPU-Sim's L1D hands one request a cycle back to the LD/ST unit's writeback
+    # (mshr_table::next_access), so loads merged on one MSHR complete on successive cycles;
+    # measured effect on Accel-Sim's turn order: docs/timing.md, "One response a cycle".
+    l1_response_rate=1,
     dram_channels=6,
     dram_banks=16,
     # Table I: tCL=12, tRCD=12, tRAS=28; GTX480's "RP=12"; clocks 700 (core) : 924 (DRAM).

@@ -82,7 +82,7 @@ GPU_LIMITS = {
     "mem_latency": (0, 1 << 20), "shared_mem_bytes": (0, 1 << 32), "shared_mem_banks": (1, 1024),
     "l2_partitions": (1, 1024), "max_regs_per_sm": (1, 1 << 24), "warp_limit": (0, 2048),
     "two_level_active": (1, 2048), "icnt_latency": (0, 1 << 16), "icnt_flit_bytes": (1, 1 << 12),
-    "icnt_packet_gap": (0, 64),
+    "icnt_packet_gap": (0, 64), "l1_response_rate": (0, 1024),
     "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
@@ -381,6 +381,12 @@ class GPUConfig:
         sub-partition's request port. Measured on Accel-Sim at both ports: one idle cycle per
         packet with GPGPU-Sim's ``internal_speedup = 1.0`` (the GTX 480's
         ``config_fermi_islip.icnt``), none with 2.0 (the TITAN X Pascal's) (``docs/timing.md``).
+    l1_response_rate : int
+        Load requests whose data an SM's L1 hands back per cycle from its arriving responses
+        (timing model; 0: no limit). GPGPU-Sim's L1D passes one request a cycle to the LD/ST
+        unit's writeback (``mshr_table::next_access``), so the loads merged on one MSHR
+        complete on successive cycles, not together (``docs/timing.md``). L1 hits do not
+        queue for it.
     dram_channels : int
         DRAM channels (0: one per L2 partition); partition ``p`` uses channel
         ``p * dram_channels // l2_partitions``.
@@ -440,6 +446,7 @@ class GPUConfig:
     icnt_latency: int = 8
     icnt_flit_bytes: int = 32
     icnt_packet_gap: int = 0
+    l1_response_rate: int = 0
     dram_channels: int = 0
     dram_banks: int = 16
     dram_row_bytes: int = 2048

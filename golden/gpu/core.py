@@ -89,7 +89,7 @@ __all__ = ["step_function"]
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
- K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP) = range(len(layout.CONFIG))
+ K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -114,7 +114,7 @@ __all__ = ["step_function"]
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
- M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N,) = range(40)
+ M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N,) = range(42)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -129,7 +129,7 @@ __all__ = ["step_function"]
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 40, 10, 18, 4, 6, 9, 4, 6, 8, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 42, 10, 18, 4, 6, 9, 4, 6, 8, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -931,13 +931,34 @@ def _log(K, S, sm, line, op, outcome):
     S.sc[S_LOG_N] = n + 1
 
 
+def _release(K, S, sm, g, row, t):
+    """Request data for load ``row`` of warp slot ``g`` leaves ``sm``'s L1 at ``t`` or, past the
+    L1's ``l1_response_rate`` requests a cycle, in the first cycle with room (then as an event)."""
+    rate = K[K_L1_RATE]
+    c = t
+    if rate > 0:
+        c = S.sm[M_L1_OUT_T, sm]
+        if c < t:
+            c = t
+            S.sm[M_L1_OUT_N, sm] = 0
+        if S.sm[M_L1_OUT_N, sm] >= rate:
+            c += 1
+            S.sm[M_L1_OUT_N, sm] = 0
+        S.sm[M_L1_OUT_T, sm] = c
+        S.sm[M_L1_OUT_N, sm] += 1
+    if c == t:
+        _load_done(K, S, g, row, t)
+    else:
+        _event(S, c, EV_HIT, _hit_payload(K, g, row))
+
+
 def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
     sm = S.r[R_R_SM, r]
     _rouse(K, S, sm)
     if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
         # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
-        _load_done(K, S, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], S.r[R_R_ROW, r], t)
+        _release(K, S, sm, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], S.r[R_R_ROW, r], t)
         _free_request(S, r)
         return
     e = S.r[R_R_ENTRY, r]
@@ -978,7 +999,8 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     while w >= 0:
         nxt = S.wt[Q_WT_NEXT, w]
         if S.wt[Q_WT_SLOT, w] >= 0:
-            _load_done(K, S, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], S.wt[Q_WT_ROW, w], t)
+            # GPGPU-Sim hands the merged requests to the writeback one a cycle (l1_response_rate).
+            _release(K, S, sm, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], S.wt[Q_WT_ROW, w], t)
         S.wt[Q_WT_FREE, S.wt_meta[0]] = w
         S.wt_meta[0] += 1
         w = nxt
@@ -2116,7 +2138,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
               _dram_schedule, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
-              _load_done, _pending, _restop, _log, _l1_fill, _l1_access, _l1_send, _lookups, _lq_ready,
+              _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups, _lq_ready,
               _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held, _queue_full,
               _enqueue, _inject_time, _inject, _retire_if_done, _retire, _release_stalled, _finish_issue,
               _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _ldst_start, _ldst_next,

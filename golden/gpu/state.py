@@ -131,7 +131,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l2_alloc_on_fill": l2.allocate == "on-fill",
         "l2_shift": l2.line_size.bit_length() - l1.line_size.bit_length(),
         "n_part": gpu.l2_partitions, "l2_sets": l2.sets, "icnt_latency": gpu.icnt_latency,
-        "icnt_packet_gap": gpu.icnt_packet_gap, "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size,
+        "icnt_packet_gap": gpu.icnt_packet_gap, "l1_response_rate": gpu.l1_response_rate, "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size,
         "sector_bytes": l1.sector_size,
         "l2_line_bytes": l2.line_size, "l2_sector_bytes": l2.sector_size, "has_l3": gpu.l3 is not None,
         "l3_latency": gpu.l3.latency if gpu.l3 is not None else 0,
