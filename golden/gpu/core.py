@@ -2140,9 +2140,9 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
               _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held,
-              _queue_full, _enqueue, _inject_time, _inject, _retire_if_done, _retire, _release_stalled, _finish_issue,
-              _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _ldst_start, _ldst_next,
-              _issue, _handle, _series, _unblock, _blame, _loop)
+              _queue_full, _enqueue, _inject_time, _inject, _retire_if_done, _retire, _release_stalled,
+              _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _ldst_start,
+              _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _compile(family: str, hooks: list | None):
