@@ -74,7 +74,17 @@ from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM
 from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
 from golden.gpu.bound_hooks import bind, hook_key, level_refs, level_states
-from golden.gpu.queues import NEVER, heap_pop, heap_push, heap_top_time, map_del, map_find, map_put
+from golden.gpu.queues import (
+    NEVER,
+    event_advance,
+    event_due,
+    event_pop,
+    event_push,
+    event_top_time,
+    map_del,
+    map_find,
+    map_put,
+)
 from golden.trace.model import Op, Space
 
 __all__ = ["step_function"]
@@ -225,7 +235,8 @@ def _flits(K, nbytes):
 
 
 def _event(S, time, kind, payload):
-    if not heap_push(S.ev_key, S.ev_val, S.ev_meta, time, (np.int64(kind) << _EV_SHIFT) | payload):
+    value = (np.int64(kind) << _EV_SHIFT) | payload
+    if not event_push(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta, time, value):
         S.sc[S_STATUS] = DEADLOCK
         S.sc[S_BLOCKED_KIND] = 6
 
@@ -1838,8 +1849,9 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
     while t < stop:
         S.sc[S_CYCLE] = t
         busy = False
-        while heap_top_time(S.ev_key, S.ev_meta) <= t:
-            _handle(buf, K, S, h1, h2, h3, t, heap_pop(S.ev_key, S.ev_val, S.ev_meta))
+        event_advance(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta, t)
+        while event_due(S.ev_bucket, S.ev_meta):
+            _handle(buf, K, S, h1, h2, h3, t, event_pop(S.ev_node, S.ev_bucket, S.ev_meta))
             busy = True
         for part in range(K[K_N_PART]):
             if S.part[P_Q_N, part] > 0:
@@ -1964,7 +1976,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             t += 1
             continue
         # Nothing happened: nothing will until the next event or a free injection port.
-        nxt = heap_top_time(S.ev_key, S.ev_meta)
+        nxt = event_top_time(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta)
         for sm in range(n_sm):
             if S.sm[M_MQ_N, sm] > 0 and _inject_time(K, S, sm) < nxt:
                 nxt = max(_inject_time(K, S, sm), t + 1)
@@ -2155,8 +2167,9 @@ def _compile(family: str, hooks: list | None):
     in_memory = hooks == []
     names = dict(engine.family_globals(hooks is not None))
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
-    names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, heap_pop=heap_pop, heap_push=heap_push,
-                 heap_top_time=heap_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
+    names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, event_advance=event_advance,
+                 event_due=event_due, event_pop=event_pop, event_push=event_push,
+                 event_top_time=event_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
                  level_refs=level_refs, by_ref=by_ref)
     if hooks:
         names.update(bind(hooks, engine.MAX_LEVELS))

@@ -1,12 +1,20 @@
-"""Compiled containers of the timing model: an event heap and per-table line maps.
+"""Compiled containers of the timing model: an event queue and per-table line maps.
 
-Event heap
-    Events are ``(time, value)`` pairs kept in a binary min-heap ordered by
-    ``time``, then by insertion order, so events of one cycle are handled
-    first in, first out and runs are deterministic. ``heap[0]`` holds the
-    number of events; event ``i`` (1-based) is at ``key[i]``/``val[i]`` with
-    ``key = time << 24 | sequence`` (the sequence wraps at 2**24; it only
-    orders events of the same cycle, far fewer than that).
+Event queue
+    Events are ``(time, value)`` pairs that leave by ``time``, then in the
+    order they came (first in, first out within a cycle), so runs are
+    deterministic. A timing wheel holds the events of the next ``WHEEL``
+    cycles: one first-in-first-out list per cycle (``slot = time % WHEEL``),
+    so adding and taking an event costs the same however many are queued.
+    An event further ahead waits in an overflow heap ordered by time, then by
+    a 64-bit arrival number; when the queue's clock (``advance``) brings its
+    cycle within the wheel's reach it moves to its cycle's list, before any
+    event added later can reach that list, so the order is exact.
+
+    Session 35 replaced a binary heap keyed ``time << 24 | sequence``: its
+    sequence wrapped every 2**24 events, so two events of one cycle queued
+    across a wrap left in the wrong order (a scale-0.25 ``ciao18/pvc`` run:
+    19,628,755 cycles against 19,650,531 with the order kept exact).
 
 Line maps
     MSHR tables find their entry for a line through an open-addressing hash
@@ -21,74 +29,174 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["new_heap", "heap_push", "heap_pop", "heap_top_time", "map_find", "map_put", "map_del",
-           "map_size"]
+__all__ = ["new_events", "event_push", "event_advance", "event_due", "event_pop", "event_top_time",
+           "map_find", "map_put", "map_del", "map_size", "NEVER", "WHEEL"]
 
-_SEQ_BITS = 24
-_SEQ_MASK = (1 << _SEQ_BITS) - 1
-#: Time of an empty heap's top.
+#: Cycles the wheel reaches ahead of the queue's clock (a power of two).
+WHEEL = 4096
+_MASK = WHEEL - 1
+#: Time of an empty queue's top.
 NEVER = np.int64(1) << 62
 
+# Rows of the node table (the wheel's lists; free nodes chain through NEXT).
+_NEXT, _TIME, _VAL = 0, 1, 2
+# Rows of the bucket table: first and last node of each cycle's list (-1: empty).
+_HEAD, _TAIL = 0, 1
+# Rows of the overflow heap (1-based): time, arrival number, value.
+_OT, _OS, _OV = 0, 1, 2
+# meta: events queued (all), free node, clock, events in the overflow heap, arrivals so far.
+_COUNT, _FREE, _CLOCK, _N_OVF, _SEQ = 0, 1, 2, 3, 4
 
-def new_heap(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An empty heap for ``capacity`` events: ``(key, val, meta)``; ``meta = [count, sequence]``."""
-    return (np.zeros(capacity + 1, np.int64), np.zeros(capacity + 1, np.int64), np.zeros(2, np.int64))
+
+def new_events(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """An empty event queue for ``capacity`` events: ``(node, bucket, overflow, meta)``, clock 0."""
+    node = np.zeros((3, capacity), np.int64)
+    node[_NEXT] = np.arange(1, capacity + 1)
+    node[_NEXT, -1:] = -1
+    bucket = np.full((2, WHEEL), -1, np.int64)
+    overflow = np.zeros((3, capacity + 1), np.int64)
+    meta = np.array([0, 0 if capacity else -1, 0, 0, 0], np.int64)
+    return node, bucket, overflow, meta
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _ovf_less(ovf, i, j):
+    return ovf[_OT, i] < ovf[_OT, j] or (ovf[_OT, i] == ovf[_OT, j] and ovf[_OS, i] < ovf[_OS, j])
 
 
 @nb.njit(cache=True, nogil=True)
-def heap_push(key, val, meta, time, value):
-    """Add an event; returns False when the heap is full."""
-    n = meta[0] + 1
-    if n >= key.size:
-        return False
-    k = (time << _SEQ_BITS) | (meta[1] & _SEQ_MASK)
-    meta[1] += 1
-    i = n
+def _ovf_push(ovf, meta, time, seq, value):
+    i = meta[_N_OVF] + 1
+    meta[_N_OVF] = i
+    ovf[_OT, i], ovf[_OS, i], ovf[_OV, i] = time, seq, value
     while i > 1:
         parent = i >> 1
-        if key[parent] <= k:
+        if not _ovf_less(ovf, i, parent):
             break
-        key[i] = key[parent]
-        val[i] = val[parent]
+        for r in range(3):
+            ovf[r, i], ovf[r, parent] = ovf[r, parent], ovf[r, i]
         i = parent
-    key[i] = k
-    val[i] = value
-    meta[0] = n
-    return True
 
 
 @nb.njit(cache=True, nogil=True)
-def heap_top_time(key, meta):
-    """Time of the earliest event, or NEVER when the heap is empty."""
-    if meta[0] == 0:
-        return NEVER
-    return key[1] >> _SEQ_BITS
-
-
-@nb.njit(cache=True, nogil=True)
-def heap_pop(key, val, meta):
-    """Remove the earliest event and return its value (the heap must not be empty)."""
-    out = val[1]
-    n = meta[0]
-    k = key[n]
-    v = val[n]
+def _ovf_pop(ovf, meta):
+    """Drop the overflow heap's top (read it first)."""
+    n = meta[_N_OVF]
+    for r in range(3):
+        ovf[r, 1] = ovf[r, n]
     n -= 1
-    meta[0] = n
+    meta[_N_OVF] = n
     i = 1
     while True:
         child = i << 1
         if child > n:
             break
-        if child + 1 <= n and key[child + 1] < key[child]:
+        if child + 1 <= n and _ovf_less(ovf, child + 1, child):
             child += 1
-        if key[child] >= k:
+        if not _ovf_less(ovf, child, i):
             break
-        key[i] = key[child]
-        val[i] = val[child]
+        for r in range(3):
+            ovf[r, i], ovf[r, child] = ovf[r, child], ovf[r, i]
         i = child
-    key[i] = k
-    val[i] = v
-    return out
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _append(node, bucket, meta, time, value):
+    n = meta[_FREE]
+    meta[_FREE] = node[_NEXT, n]
+    node[_NEXT, n] = -1
+    node[_TIME, n] = time
+    node[_VAL, n] = value
+    s = time & _MASK
+    if bucket[_HEAD, s] < 0:
+        bucket[_HEAD, s] = n
+    else:
+        node[_NEXT, bucket[_TAIL, s]] = n
+    bucket[_TAIL, s] = n
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def event_push(node, bucket, ovf, meta, time, value):
+    """Add an event at ``time``; returns False when the queue is full (or ``time`` is before the clock)."""
+    if meta[_FREE] < 0 or time < meta[_CLOCK]:
+        return False
+    meta[_COUNT] += 1
+    seq = meta[_SEQ]
+    meta[_SEQ] = seq + 1
+    if time - meta[_CLOCK] < WHEEL:
+        _append(node, bucket, meta, time, value)
+    else:
+        # The node stays reserved for the event so that moving it into the wheel cannot fail.
+        n = meta[_FREE]
+        meta[_FREE] = node[_NEXT, n]
+        node[_NEXT, n] = -1
+        _ovf_push(ovf, meta, time, seq, n)
+        node[_VAL, n] = value
+    return True
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def event_advance(node, bucket, ovf, meta, now):
+    """Move the clock to ``now``; overflow events now in reach join the wheel.
+
+    No event may lie strictly between the clock and ``now`` (the loop moves
+    the clock by one cycle, or to the earliest event). Events left at the old
+    clock's cycle (added after its events were taken) are earlier than any at
+    ``now``, so they go to the front of ``now``'s list, as a heap would give them.
+    """
+    old = meta[_CLOCK]
+    if now == old:
+        return
+    meta[_CLOCK] = now
+    s, d = old & _MASK, now & _MASK
+    if bucket[_HEAD, s] >= 0:
+        if bucket[_HEAD, d] < 0:
+            bucket[_TAIL, d] = bucket[_TAIL, s]
+        else:
+            node[_NEXT, bucket[_TAIL, s]] = bucket[_HEAD, d]
+        bucket[_HEAD, d] = bucket[_HEAD, s]
+        bucket[_HEAD, s] = -1
+        bucket[_TAIL, s] = -1
+    while meta[_N_OVF] > 0 and ovf[_OT, 1] - now < WHEEL:
+        time, n = ovf[_OT, 1], ovf[_OV, 1]
+        _ovf_pop(ovf, meta)
+        value = node[_VAL, n]
+        node[_NEXT, n] = meta[_FREE]
+        meta[_FREE] = n
+        _append(node, bucket, meta, time, value)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def event_due(bucket, meta):
+    """An event is due at the clock's cycle."""
+    return bucket[_HEAD, meta[_CLOCK] & _MASK] >= 0
+
+
+@nb.njit(cache=True, nogil=True)
+def event_top_time(node, bucket, ovf, meta):
+    """Time of the earliest event, or NEVER when the queue is empty."""
+    if meta[_COUNT] == meta[_N_OVF]:
+        return ovf[_OT, 1] if meta[_N_OVF] > 0 else NEVER
+    now = meta[_CLOCK]
+    for d in range(WHEEL):
+        if bucket[_HEAD, (now + d) & _MASK] >= 0:
+            return now + d
+    return NEVER  # not reached: the wheel holds an event
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def event_pop(node, bucket, meta):
+    """Remove the first event due at the clock's cycle and return its value (one must be due)."""
+    s = meta[_CLOCK] & _MASK
+    n = bucket[_HEAD, s]
+    nxt = node[_NEXT, n]
+    bucket[_HEAD, s] = nxt
+    if nxt < 0:
+        bucket[_TAIL, s] = -1
+    node[_NEXT, n] = meta[_FREE]
+    meta[_FREE] = n
+    meta[_COUNT] -= 1
+    return node[_VAL, n]
 
 
 def map_size(entries: int) -> int:

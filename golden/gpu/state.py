@@ -19,7 +19,7 @@ from golden.configs.dram_address import parse_dram_address_map
 from golden.configs.schema import STALLED_RELEASES, GPUConfig
 from golden.gpu import layout
 from golden.gpu.program import Program
-from golden.gpu.queues import map_size, new_heap
+from golden.gpu.queues import map_size, new_events
 from golden.units.ciao_smem import cache_rows
 
 __all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns",
@@ -40,7 +40,8 @@ ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_pt
 TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
     "sched_last", "sched_sleep", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals",
     "l2_map_size", "l1_sec", "l2_sec",
-    "rq_meta", "wt_meta", "ev_key", "ev_val", "ev_meta", "c", "sc", "series", "log", "rpend", "rstop"))
+    "rq_meta", "wt_meta", "ev_node", "ev_bucket", "ev_ovf", "ev_meta", "c", "sc", "series", "log", "rpend",
+    "rstop"))
 
 
 def row(table: str, name: str) -> int:
@@ -192,7 +193,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
     # Events: requests, loads, and per DRAM request its arrival and at most one wake-up of its channel.
-    key, val, meta = new_heap(n_req + int(n_sm * slots * 32) + 1024 + 2 * int(sizes["dq"]))
+    node, bucket, ovf, meta = new_events(n_req + int(n_sm * slots * 32) + 1024 + 2 * int(sizes["dq"]))
     state = TimingState(
         **arrays, sched_last=np.full(int(n_sm * k[_K["n_sched"]]), -1, np.int64),
         sched_sleep=np.zeros(int(n_sm * k[_K["n_sched"]]), np.int64),
@@ -202,7 +203,8 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
         l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64),
         l2_sec=np.zeros(int(l2_lines), np.int64),
         rq_meta=np.array([n_req], np.int64),
-        wt_meta=np.array([n_wait], np.int64), ev_key=key, ev_val=val, ev_meta=meta,
+        wt_meta=np.array([n_wait], np.int64), ev_node=node, ev_bucket=bucket, ev_ovf=ovf,
+        ev_meta=meta,
         c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
         series=np.zeros((1, 5), np.int64), log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64),
         rpend=np.zeros(1, np.int64), rstop=np.zeros(1, np.int64))
