@@ -72,15 +72,19 @@ def test_events_beyond_the_wheel_keep_their_order():
     assert q[3][0] == 0
 
 
-def test_order_holds_past_two_to_the_24_arrivals():
+@pytest.mark.parametrize("arrivals", [(1 << 24) - 2, (1 << 32) - 2])
+def test_order_holds_past_a_wrap_of_the_arrival_number(arrivals):
     # The binary heap this queue replaced keyed events time << 24 | arrival and misordered two
-    # events of one cycle queued across the arrival counter's wrap.
+    # events of one cycle queued across the arrival number's wrap. Arrival numbers order the
+    # overflow heap: events beyond the wheel, numbered across 2**24 and 2**32, keep their order.
     node, bucket, ovf, meta = new_events(8)
-    meta[4] = (1 << 24) - 1
-    for v in (7, 8, 9):
-        assert event_push(node, bucket, ovf, meta, 5, v)
-    event_advance(node, bucket, ovf, meta, 5)
-    assert [event_pop(node, bucket, meta) for _ in range(3)] == [7, 8, 9]
+    meta[4] = arrivals
+    at = 5 + WHEEL
+    for v in (7, 8, 9, 10):
+        assert event_push(node, bucket, ovf, meta, at, v)
+    assert meta[3] == 4  # all four in the overflow heap
+    event_advance(node, bucket, ovf, meta, at)
+    assert [event_pop(node, bucket, meta) for _ in range(4)] == [7, 8, 9, 10]
 
 
 @pytest.mark.parametrize("far", [False, True])

@@ -39,7 +39,7 @@ _MASK = WHEEL - 1
 NEVER = np.int64(1) << 62
 
 # Rows of the node table (the wheel's lists; free nodes chain through NEXT).
-_NEXT, _TIME, _VAL = 0, 1, 2
+_NEXT, _VAL = 0, 1
 # Rows of the bucket table: first and last node of each cycle's list (-1: empty).
 _HEAD, _TAIL = 0, 1
 # Rows of the overflow heap (1-based): time, arrival number, value.
@@ -50,7 +50,7 @@ _COUNT, _FREE, _CLOCK, _N_OVF, _SEQ = 0, 1, 2, 3, 4
 
 def new_events(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """An empty event queue for ``capacity`` events: ``(node, bucket, overflow, meta)``, clock 0."""
-    node = np.zeros((3, capacity), np.int64)
+    node = np.zeros((2, capacity), np.int64)
     node[_NEXT] = np.arange(1, capacity + 1)
     node[_NEXT, -1:] = -1
     bucket = np.full((2, WHEEL), -1, np.int64)
@@ -105,7 +105,6 @@ def _append(node, bucket, meta, time, value):
     n = meta[_FREE]
     meta[_FREE] = node[_NEXT, n]
     node[_NEXT, n] = -1
-    node[_TIME, n] = time
     node[_VAL, n] = value
     s = time & _MASK
     if bucket[_HEAD, s] < 0:
@@ -118,7 +117,8 @@ def _append(node, bucket, meta, time, value):
 @nb.njit(cache=True, nogil=True, inline="always")
 def event_push(node, bucket, ovf, meta, time, value):
     """Add an event at ``time``; returns False when the queue is full (or ``time`` is before the clock)."""
-    if meta[_FREE] < 0 or time < meta[_CLOCK]:
+    # A node for every queued event, so one is free whenever an overflow event joins the wheel.
+    if meta[_COUNT] >= node.shape[1] or time < meta[_CLOCK]:
         return False
     meta[_COUNT] += 1
     seq = meta[_SEQ]
@@ -126,12 +126,7 @@ def event_push(node, bucket, ovf, meta, time, value):
     if time - meta[_CLOCK] < WHEEL:
         _append(node, bucket, meta, time, value)
     else:
-        # The node stays reserved for the event so that moving it into the wheel cannot fail.
-        n = meta[_FREE]
-        meta[_FREE] = node[_NEXT, n]
-        node[_NEXT, n] = -1
-        _ovf_push(ovf, meta, time, seq, n)
-        node[_VAL, n] = value
+        _ovf_push(ovf, meta, time, seq, value)
     return True
 
 
@@ -158,11 +153,8 @@ def event_advance(node, bucket, ovf, meta, now):
         bucket[_HEAD, s] = -1
         bucket[_TAIL, s] = -1
     while meta[_N_OVF] > 0 and ovf[_OT, 1] - now < WHEEL:
-        time, n = ovf[_OT, 1], ovf[_OV, 1]
+        time, value = ovf[_OT, 1], ovf[_OV, 1]
         _ovf_pop(ovf, meta)
-        value = node[_VAL, n]
-        node[_NEXT, n] = meta[_FREE]
-        meta[_FREE] = n
         _append(node, bucket, meta, time, value)
 
 
