@@ -23,7 +23,7 @@ from catalog.registry import UnitSpec, register_unit
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.gpu.model import TimingModel
-from golden.policies.ciao18 import CiaoT
+from golden.policies.ciao18 import INSTRUCTIONS, CiaoT
 from golden.trace.model import Workload
 from golden.units import ciao_interference, ciao_irs, ciao_pair_list, ciao_smem, ciao_vta
 from golden.units.ciao_common import WID_BITS
@@ -42,9 +42,11 @@ def warps(gpu: GPUConfig) -> int:
 
 
 def irs_params(gpu: GPUConfig, p: CiaoT) -> dict:
-    """The IRS unit's parameters: the policy's cut-offs and epochs, ``gpu``'s issue width (at most 3)."""
+    """The IRS unit's parameters: the policy's cut-offs, epochs and instruction unit (``lanes``),
+    ``gpu``'s issue width (at most 3)."""
     return dict(warps=warps(gpu), high_cutoff=p.high_cutoff, low_cutoff=p.low_cutoff, high_epoch=p.high_epoch,
-                low_epoch=p.low_epoch, issue_width=min(3, gpu.schedulers_per_sm))
+                low_epoch=p.low_epoch, issue_width=min(3, gpu.schedulers_per_sm),
+                lanes=INSTRUCTIONS[p.instructions])
 
 
 def _irs_rtl(gpu: GPUConfig, p: CiaoT) -> IrsUnit:

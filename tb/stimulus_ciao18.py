@@ -58,11 +58,12 @@ def pair_list_inputs(rng: np.random.Generator, *, warps: int, p_cmd: float = 0.8
     return gen
 
 
-def irs_inputs(rng: np.random.Generator, *, warps: int, issue_width: int = 2, p_hit: float = 0.3,
+def irs_inputs(rng: np.random.Generator, *, warps: int, p_hit: float = 0.3,
                p_query: float = 0.5, p_kernel: float = 0.003, max_active: int = 64) -> Callable:
-    """Instructions, VTA hits of the first ``warps`` warps, queries, an occasional kernel start."""
+    """Instructions (0 to the unit's ``issue_width * lanes`` a cycle), VTA hits of the first ``warps``
+    warps, queries, an occasional kernel start."""
     def gen(unit) -> dict[str, int]:
-        out = {"inst": _pick(rng, issue_width + 1), "active": _pick(rng, max_active + 1),
+        out = {"inst": _pick(rng, unit.issue_width * unit.lanes + 1), "active": _pick(rng, max_active + 1),
                "kernel_start": int(rng.random() < p_kernel)}
         if rng.random() < p_hit:
             out.update(hit__valid=1, hit__wid=_pick(rng, warps))

@@ -1,8 +1,8 @@
 """ciao18's five units co-simulated on transactions the CIAO policies record on the timing model.
 
 Fast: a tiny thrashing workload (two kernels of 8 warps through a 4 KB L1,
-``high_epoch`` 500 so that CIAO acts) recorded once per policy (CIAO-C and
-CIAO-T) with ``catalog.ciao18.record_timed``; every unit's log is laid out
+``high_epoch`` 500 and half the cut-offs so that CIAO acts, thread instructions) recorded once
+per policy (CIAO-C and CIAO-T) with ``catalog.ciao18.record_timed``; every unit's log is laid out
 by its unit model's ``cycle_log``, replayed into the unit model itself and
 into the RTL (Amaranth simulator), and a broken RTL unit or a transaction
 the unit would not produce must make the replay report a mismatch. Slow: whole
@@ -28,6 +28,9 @@ from tests.test_policy_ciao18 import thrash
 from tests.test_timing import gpu
 
 UNITS = ["ciao_vta", "ciao_interference", "ciao_pair_list", "ciao_irs", "ciao_smem"]
+#: The tiny workload's CIAO parameters: a short high epoch, and cut-offs under its warps' IRS in
+#: thread instructions (about 1%), so that it stalls, redirects and releases.
+TINY = dict(high_epoch=500, high_cutoff=0.005, low_cutoff=0.0025)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +40,7 @@ def recorded():
     wl = Workload("thrash-2k", [thrash(), thrash()], {}, "tests")
     out = {}
     for name in ("ciao-c", "ciao-t"):
-        p = policy_for(get_unit("ciao_vta"), g, name, log_sm=0, log_capacity=1 << 16, high_epoch=500)
+        p = policy_for(get_unit("ciao_vta"), g, name, log_sm=0, log_capacity=1 << 16, **TINY)
         tx, _ = record_timed(wl, g, p)
         out[name] = (g, p, tx, p.stats())
     return out
@@ -49,7 +52,7 @@ def test_recording_changes_no_decision(recorded):
     from golden.policies import get_policy
 
     g, _, _, st = recorded["ciao-c"]
-    p = get_policy("ciao-c", high_epoch=500)
+    p = get_policy("ciao-c", **TINY)
     tm = TimingModel(g, Hierarchy(g, p))
     for i in range(2):
         tm.run_kernel(thrash(), i)

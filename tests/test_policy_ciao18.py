@@ -50,12 +50,16 @@ def thrash(warps: int = 8, lines: int = 8, reps: int = 20):
 
 @pytest.fixture(scope="module")
 def runs():
+    # The CIAO runs count warp instructions: on this tiny kernel a warp's IRS in thread instructions
+    # (about 0.33 / 32) sits at the 1% cut-off (test_thread_instructions_are_... checks that unit).
     out = {}
+    w = {"instructions": "warp"}
     for key, name, kw, g in (
-            ("gto", "baseline", {}, {}), ("never", "ciao-t", {"high_cutoff": 1.0}, {}),
-            ("ciao-t", "ciao-t", {"high_epoch": 500}, {}), ("ccws", "ccws", {}, {}),
-            ("ciao-p", "ciao-p", {"high_epoch": 500}, {}), ("ciao-c", "ciao-c", {"high_epoch": 500}, {}),
-            ("ciao-p-no-smem", "ciao-p", {"high_epoch": 500}, {"shared_mem_bytes": 0}),
+            ("gto", "baseline", {}, {}), ("never", "ciao-t", {"high_cutoff": 1.0, **w}, {}),
+            ("ciao-t", "ciao-t", {"high_epoch": 500, **w}, {}), ("ccws", "ccws", {}, {}),
+            ("ciao-p", "ciao-p", {"high_epoch": 500, **w}, {}),
+            ("ciao-c", "ciao-c", {"high_epoch": 500, **w}, {}),
+            ("ciao-p-no-smem", "ciao-p", {"high_epoch": 500, **w}, {"shared_mem_bytes": 0}),
             ("pcal", "statpcal", {"tokens": 2, "window": 200}, {}),
             ("pcal-busy", "statpcal", {"tokens": 2, "window": 200}, {"dram_bus_bytes": 1})):
         g = gpu(l1=dict(size=4096, assoc=4), **g)
@@ -109,6 +113,27 @@ def test_an_epoch_examines_the_front_warp_or_every_warp(examine):
         assert len(steps) > 10 and 0 not in steps and steps.count(1) > len(steps) / 2
     else:
         assert max(len(q) for q in queried) == 8
+
+
+@pytest.mark.parametrize("name", ["ciao-t", "ciao-c"])
+def test_thread_instructions_are_warp_instructions_times_32(name):
+    # Counting thread instructions (each warp instruction adds 32) makes N of Eq. 1 and the epochs
+    # 32 times larger: the same run as warp counting with epochs 32 times shorter and cut-offs 32
+    # times higher (epochs chosen divisible by 32, so the boundaries fall on the same instruction).
+    g = gpu(l1=dict(size=4096, assoc=4))
+    out = []
+    for kw in ({"instructions": "thread", "high_epoch": 6400, "low_epoch": 64,
+                "high_cutoff": 0.005, "low_cutoff": 0.0025},
+               {"instructions": "warp", "high_epoch": 200, "low_epoch": 2, "high_cutoff": 0.16,
+                "low_cutoff": 0.08},
+               {"instructions": "warp", "high_epoch": 6400, "low_epoch": 64, "high_cutoff": 0.005,
+                "low_cutoff": 0.0025}):
+        pol = get_policy(name, **kw)
+        r = TimingModel(g, Hierarchy(g, pol)).run_kernel(thrash(), 0)
+        out.append((r.cycles, r.counters, pol.stats()))
+    thread, scaled, warp = out
+    assert thread == scaled
+    assert thread[2]["stalls"] + thread[2]["redirects"] > 0 and thread != warp  # the unit matters here
 
 
 def test_ciao_p_redirects_instead_of_stalling(runs):
@@ -427,7 +452,7 @@ def test_ccws_scores_decay_per_cycle():
 @pytest.mark.parametrize(("name", "kw", "field"), [
     ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
-    ("ciao-c", {"examine": "back"}, "examine"),
+    ("ciao-c", {"examine": "back"}, "examine"), ("ciao-p", {"instructions": "lane"}, "instructions"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
     ("ccws", {"vta_ways": 12}, "ways"), ("ccws", {"k_wsc": 0}, "k_wsc"),
     ("ccws", {"vta_ways": 1}, "vta_ways"), ("statpcal", {"tokens": 0}, "tokens"),

@@ -23,6 +23,9 @@ from tests.test_units_ciao18 import cmd, drive, ins, probe
 #: Small IRS: 4 warps, 6-bit counters (saturate), cut-offs whose boundary is often met exactly.
 IRS_SMALL = dict(warps=4, counter_bits=6, high_cutoff=Fraction(2, 5), low_cutoff=Fraction(1, 5),
                  high_epoch=23, low_epoch=7)
+#: Thread instructions (up to 2 x 32 a cycle), epochs near that, small counters.
+IRS_THREADS = dict(warps=4, counter_bits=10, high_cutoff=Fraction(1, 32), low_cutoff=Fraction(1, 64),
+                   high_epoch=200, low_epoch=64, lanes=32)
 
 
 def _irs_golden(**kw):
@@ -47,7 +50,7 @@ UNITS = {
 CONFIGS = [("vta", {}), ("vta", {"warps": 4, "ways": 2, "line_bits": 5}),
            ("interference", {}), ("interference", {"entries": 4, "counter_bits": 3}),
            ("pair_list", {}), ("pair_list", {"entries": 4}),
-           ("irs", {}), ("irs", IRS_SMALL),
+           ("irs", {}), ("irs", IRS_SMALL), ("irs", IRS_THREADS),
            ("smem", {}), ("smem", {"mshr_entries": 4})]
 
 

@@ -144,9 +144,9 @@ def test_policies_that_block_warps_wake_their_schedulers(policy):
     wl = registry.build("ciao18/syr2k", 0.05)
 
     def run(self_check):
-        # CIAO-C examining every warp at each epoch stalls warps on this input; the front warp alone
-        # only redirects.
-        pol = get_policy(policy, **({"examine": "all"} if policy == "ciao-c" else {}))
+        # CIAO-C examining every warp at each epoch, counting warp instructions, stalls warps on this
+        # input; the front warp alone only redirects, and in thread instructions nothing triggers.
+        pol = get_policy(policy, **({"examine": "all", "instructions": "warp"} if policy == "ciao-c" else {}))
         if hasattr(pol, "attach_gpu"):
             pol.attach_gpu(g)
         return timed(g, wl.kernels, self_check, policy=pol)[1]

@@ -68,6 +68,7 @@ from golden.configs.schema import CacheConfig, GPUConfig
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.policies.recording import Recorder, new_row
 from golden.policies.warp_block import BLOCK_LOADS, UNBLOCKED, set_blocked
+from golden.trace.model import WARP_SIZE
 from golden.units import ciao_interference, ciao_irs, ciao_pair_list, ciao_smem, ciao_vta
 from golden.units.ciao_interference import IL_COUNTER_BITS, update_entry
 from golden.units.ciao_irs import (
@@ -94,11 +95,15 @@ CCWS_VTA_SETS = 2
 
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
- P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE) = range(18)
-N_PARAMS = P_EXAMINE + 1
+ P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE, P_INST_WEIGHT) = range(19)
+N_PARAMS = P_INST_WEIGHT + 1
 #: Which warps an epoch's end examines (CIAO's ``examine``; p[P_EXAMINE]).
 EXAMINE = {"front": 0, "all": 1}
 EXAMINE_FRONT = EXAMINE["front"]
+#: What CIAO's instruction counts count (``instructions``; p[P_INST_WEIGHT], the count one warp
+#: instruction adds): warp instructions, or thread instructions as GPGPU-Sim counts them (a warp
+#: instruction adds its threads; the timing model's warps are full, so 32).
+INSTRUCTIONS = {"warp": 1, "thread": WARP_SIZE}
 # st[]: statistics.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM) = range(10)
@@ -129,6 +134,13 @@ RECORDERS = {"vta": ciao_vta, "interference": ciao_interference, "pair_list": ci
 
 
 @nb.njit(cache=True, nogil=True)
+def _sm_inst(ps, sm):
+    """``N`` of Eq. 1 and the epochs' count: ``sm``'s instructions since its kernel started, in the unit
+    ``instructions`` names (each warp instruction adds p[P_INST_WEIGHT])."""
+    return (ps.inst[sm] - ps.inst0[sm]) * ps.p[P_INST_WEIGHT]
+
+
+@nb.njit(cache=True, nogil=True)
 def _logs(ps, sm):
     """Whether ``sm``'s transactions are recorded."""
     return sm == ps.p[P_LOG_SM]
@@ -156,7 +168,7 @@ def _rec_irs(ps, sm, kind, wid, low, high, t):
     r = new_row(ps.tx_irs, ps.n_irs)
     if r >= 0:
         p = ps.p
-        n = ps.inst[sm] - ps.inst0[sm]
+        n = _sm_inst(ps, sm)
         active = ps.resident[sm]
         row = ps.tx_irs[r]
         row.kind, row.wid, row.inst, row.active, row.access = kind, wid, n, active, t
@@ -342,7 +354,7 @@ def _epochs(ps, sm, t):
     """
     p = ps.p
     W = p[P_W]
-    n = ps.inst[sm] - ps.inst0[sm]
+    n = _sm_inst(ps, sm)
     low = n >= ps.nlow[sm]
     high = n >= ps.nhigh[sm]
     if not low and not high:
@@ -769,6 +781,10 @@ class CiaoT(_VtaScheduler):
     examine : str
         Which warps an epoch's end examines: ``"front"`` (default; Algorithm 1: the warp at the
         front of the warp list, which then goes to its back) or ``"all"`` (every resident warp).
+    instructions : str
+        What the epochs and Eq. 1's ``N_executed-inst`` count: ``"thread"`` (default: each warp
+        instruction counts its 32 threads, as GPGPU-Sim and the paper count instructions;
+        ``docs/policies/ciao18.md``) or ``"warp"`` (warp instructions).
     vta_ways : int
         VTA tags per warp (8).
     log_sm : int, optional
@@ -788,11 +804,16 @@ class CiaoT(_VtaScheduler):
 
     def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
                  high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, examine: str = "front",
-                 vta_ways: int = VTA_WAYS, log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
+                 instructions: str = "thread", vta_ways: int = VTA_WAYS, log_sm: int | None = None,
+                 log_capacity: int = 1 << 20) -> None:
         self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
         if examine not in EXAMINE:
             raise ValueError(f"examine: {examine!r} is not one of {', '.join(map(repr, EXAMINE))}")
+        if instructions not in INSTRUCTIONS:
+            raise ValueError(f"instructions: {instructions!r} is not one of "
+                             f"{', '.join(map(repr, INSTRUCTIONS))}")
         self.examine = examine
+        self.instructions = instructions
         self.high_cutoff, self.low_cutoff = high_cutoff, low_cutoff
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
         super().__init__(vta_ways, log_sm, log_capacity)
@@ -803,6 +824,7 @@ class CiaoT(_VtaScheduler):
                                                self.lo.denominator)
         p[[P_HI_E, P_LO_E]] = (self.high_epoch, self.low_epoch)
         p[P_EXAMINE] = EXAMINE[self.examine]
+        p[P_INST_WEIGHT] = INSTRUCTIONS[self.instructions]
         return p
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
@@ -886,4 +908,5 @@ class CCWS(_VtaScheduler):
     def _params(self) -> np.ndarray:
         p = np.zeros(N_PARAMS, np.int64)
         p[[P_BASE, P_KVC, P_KWSC]] = (self.base_score, self.k_vc, self.k_wsc)
+        p[P_INST_WEIGHT] = 1  # CCWS keeps no CIAO counts; set as for CIAO's default all the same
         return p

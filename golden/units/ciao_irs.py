@@ -12,6 +12,13 @@ cut-off epoch of 100 (the cut-offs 0.01 and 0.005). Algorithm 1 writes
 ``F * A / N``; we follow Eq. 1 (the text's "VTA hits per instruction" of a
 warp, with the instructions shared among the active warps).
 
+**Thread instructions.** ``lanes`` is what one warp instruction adds to
+the count: 1 counts warp instructions, 32 thread instructions, as
+GPGPU-Sim and the paper count them (the ciao18 policies' default,
+``instructions="thread"``; the timing model's warps are full, so each issued
+warp instruction is 32 threads). The ``inst`` input then carries up to
+``issue_width * lanes`` a cycle (the active lanes of the cycle's issues).
+
 **Cumulative.** The counters count from the start of the kernel (the
 paper resets them per kernel and sizes them so they do not overflow); an
 epoch only says *when* to test. The unit has no per-epoch copy.
@@ -27,7 +34,8 @@ instructions; 0 without hits). ``A = 0`` never passes.
 Ports (``rtl.ciao.IrsUnit`` has the same)::
 
     in   kernel_start                 clear every counter (a kernel starts)
-    in   inst [2]                     warp instructions issued this cycle (0 to issue_width)
+    in   inst [w]                     instructions counted this cycle (0 to issue_width * lanes;
+                                      w = bits of that: 2 for warp instructions, 7 for threads)
     in   hit__valid, hit__wid [6]     a VTA hit of warp ``wid``
     in   active [7]                   N_active-warp (0 to 64)
     in   s1_q__valid, s1_q__wid [6]   test warp ``wid``'s IRS against both cut-offs
@@ -51,7 +59,7 @@ Whole-workload logs: the ciao18 policies (``log_sm``) record SM
 policy used) and the epochs they acted on, each with the SM's instruction
 count since the kernel started and its active warps
 (:data:`TRANSACTION_DTYPE`). :meth:`IrsUnit.cycle_log` feeds the
-instructions between two transactions at ``issue_width`` a cycle, then
+instructions between two transactions at ``issue_width * lanes`` a cycle, then
 the transaction in a cycle of its own; it refuses a log in which the
 policy acts on an epoch the unit's sampler has not ended.
 """
@@ -66,8 +74,8 @@ from golden.units.base import UnitModel
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
 __all__ = ["IrsUnit", "cutoff_fraction", "over_cutoff", "over_pq", "irs", "IRS_WARPS", "IRS_COUNTER_BITS",
-           "HIGH_CUTOFF", "LOW_CUTOFF", "HIGH_EPOCH", "LOW_EPOCH", "check_irs_params", "TRANSACTION_DTYPE",
-           "TX_KERNEL", "TX_HIT", "TX_QUERY", "TX_EPOCH"]
+           "HIGH_CUTOFF", "LOW_CUTOFF", "HIGH_EPOCH", "LOW_EPOCH", "check_irs_params", "inst_bits",
+           "TRANSACTION_DTYPE", "TX_KERNEL", "TX_HIT", "TX_QUERY", "TX_EPOCH"]
 
 #: ciao18 Sections IV-A and V-F.
 IRS_WARPS, IRS_COUNTER_BITS = 48, 32
@@ -113,17 +121,28 @@ def over_pq(hits: int, inst: int, active: int, p: int, q: int) -> bool:
 
 
 def check_irs_params(warps: object, counter_bits: object, high_cutoff: object, low_cutoff: object,
-                     high_epoch: object, low_epoch: object, issue_width: object) -> tuple[Fraction, Fraction]:
-    """Raise ValueError naming the first unusable parameter; return the cut-offs as fractions."""
+                     high_epoch: object, low_epoch: object, issue_width: object,
+                     lanes: object = 1) -> tuple[Fraction, Fraction]:
+    """Raise ValueError naming the first unusable parameter; return the cut-offs as fractions.
+
+    An epoch must be at least the most instructions a cycle counts (``issue_width * lanes``), so
+    that a sampler ends at most one epoch a cycle.
+    """
     check_int("warps", warps, 1, 1 << WID_BITS)
     check_int("counter_bits", counter_bits, 1, 32)
     check_int("issue_width", issue_width, 1, 3)
+    check_int("lanes", lanes, 1, 64)
     hi, lo = cutoff_fraction("high_cutoff", high_cutoff), cutoff_fraction("low_cutoff", low_cutoff)
     for name, v in (("high_epoch", high_epoch), ("low_epoch", low_epoch)):
         if isinstance(v, int) and not isinstance(v, bool) and v <= 0:
             raise ValueError(f"{name}: must be positive, not {v}")
-        check_int(name, v, issue_width, 1 << 24)
+        check_int(name, v, issue_width * lanes, 1 << 24)
     return hi, lo
+
+
+def inst_bits(issue_width: int, lanes: int) -> int:
+    """Width of the ``inst`` input: enough for ``issue_width * lanes`` instructions a cycle."""
+    return (issue_width * lanes).bit_length()
 
 
 class IrsUnit(UnitModel):
@@ -141,6 +160,9 @@ class IrsUnit(UnitModel):
         Instructions per epoch (5,000, 100), at least ``issue_width``.
     issue_width : int
         Most warp instructions issued per cycle (2: GTX480's two warp schedulers per SM).
+    lanes : int
+        What one warp instruction adds to the count: 1 (warp instructions) or 32 (thread
+        instructions, the ciao18 policies' default), up to 64.
 
     Raises
     ------
@@ -150,12 +172,14 @@ class IrsUnit(UnitModel):
 
     def __init__(self, *, warps: int = IRS_WARPS, counter_bits: int = IRS_COUNTER_BITS,
                  high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
-                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, issue_width: int = 2) -> None:
+                 high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, issue_width: int = 2,
+                 lanes: int = 1) -> None:
         self.hi, self.lo = check_irs_params(warps, counter_bits, high_cutoff, low_cutoff, high_epoch,
-                                            low_epoch, issue_width)
-        self.warps, self.counter_bits, self.issue_width = warps, counter_bits, issue_width
+                                            low_epoch, issue_width, lanes)
+        self.warps, self.counter_bits, self.issue_width, self.lanes = warps, counter_bits, issue_width, lanes
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
-        self.inputs = {"kernel_start": 1, "inst": 2, "hit__valid": 1, "hit__wid": WID_BITS,
+        self.inputs = {"kernel_start": 1, "inst": inst_bits(issue_width, lanes), "hit__valid": 1,
+                       "hit__wid": WID_BITS,
                        "active": WID_BITS + 1, "s1_q__valid": 1, "s1_q__wid": WID_BITS}
         self.outputs = {"epoch_low": 1, "epoch_high": 1, "s2_q__valid": 1, "s2_q__over_high": 1,
                         "s2_q__over_low": 1}
@@ -170,7 +194,7 @@ class IrsUnit(UnitModel):
 
     def step(self, *, kernel_start: int = 0, inst: int = 0, hit__valid: int = 0, hit__wid: int = 0,
              active: int = 0, s1_q__valid: int = 0, s1_q__wid: int = 0) -> dict[str, int]:
-        check_input("inst", inst, self.issue_width + 1)
+        check_input("inst", inst, self.issue_width * self.lanes + 1)
         check_input("active", active, (1 << WID_BITS) + 1)
         out = dict.fromkeys(self.outputs, 0)
         out["epoch_low"], out["epoch_high"] = self.epoch
@@ -199,8 +223,8 @@ class IrsUnit(UnitModel):
     def cycle_log(self, transactions: np.ndarray) -> np.ndarray:
         """Cycle log of recorded transactions (:data:`TRANSACTION_DTYPE`; module docstring).
 
-        Before transaction *k*, rows with ``inst`` = ``issue_width`` (the last
-        with the rest) bring the unit's instruction count to the
+        Before transaction *k*, rows with ``inst`` = ``issue_width * lanes`` (the
+        last with the rest) bring the unit's instruction count to the
         transaction's; a kernel start, hit or test then takes a row of its
         own (``active`` is held from the last test), and a test's recorded
         results are the expected outputs of the next row. The epoch outputs
@@ -225,7 +249,7 @@ class IrsUnit(UnitModel):
         if (delta < 0).any():
             k = int(np.flatnonzero(delta < 0)[0])
             raise ValueError(f"transaction {k}: the instruction count goes back from {prev[k]} to {inst[k]}")
-        w = self.issue_width
+        w = self.issue_width * self.lanes
         fill = -(-delta // w)  # instruction rows before each transaction
         per = fill + 1
         start = np.cumsum(per) - per  # first row of each transaction's block

@@ -81,14 +81,17 @@ class IrsUnit(wiring.Component):
     high_cutoff, low_cutoff : Fraction
         Cut-offs ``p / q`` (1/100, 1/200).
     high_epoch, low_epoch : int
-        Instructions per epoch (5,000, 100), at least ``issue_width``.
+        Instructions per epoch (5,000, 100), at least ``issue_width * lanes``.
     issue_width : int
-        Most instructions per cycle (2).
+        Most warp instructions per cycle (2).
+    lanes : int
+        What one warp instruction adds to the count (1: warp instructions; 32: thread
+        instructions, the ciao18 policies' default), up to 64.
 
     Members
     -------
     kernel_start, inst, active : In
-        Clear; instructions issued this cycle; active warps.
+        Clear; instructions counted this cycle (up to ``issue_width * lanes``); active warps.
     hit : In
         ``valid``, ``wid``: a VTA hit.
     s1_q : In
@@ -106,15 +109,16 @@ class IrsUnit(wiring.Component):
 
     def __init__(self, *, warps: int = 48, counter_bits: int = 32, high_cutoff: Fraction = Fraction(1, 100),
                  low_cutoff: Fraction = Fraction(1, 200), high_epoch: int = 5000, low_epoch: int = 100,
-                 issue_width: int = 2) -> None:
+                 issue_width: int = 2, lanes: int = 1) -> None:
         self._warps = require("warps", warps, 1, 1 << WID_BITS)
         self._counter_bits = require("counter_bits", counter_bits, 1, 32)
         self._issue_width = require("issue_width", issue_width, 1, 3)
-        self._epochs = (require("low_epoch", low_epoch, issue_width, 1 << 24),
-                        require("high_epoch", high_epoch, issue_width, 1 << 24))
+        per_cycle = issue_width * require("lanes", lanes, 1, 64)
+        self._epochs = (require("low_epoch", low_epoch, per_cycle, 1 << 24),
+                        require("high_epoch", high_epoch, per_cycle, 1 << 24))
         self._cutoffs = _check_cutoffs(high_cutoff, low_cutoff)
         super().__init__({
-            "kernel_start": In(1), "inst": In(2),
+            "kernel_start": In(1), "inst": In(per_cycle.bit_length()),
             "hit": In(wiring.Signature({"valid": Out(1), "wid": Out(WID_BITS)})),
             "active": In(WID_BITS + 1),
             "s1_q": In(wiring.Signature({"valid": Out(1), "wid": Out(WID_BITS)})),
