@@ -14,9 +14,11 @@ without the timing model (``--timing none``) they do nothing.
 warp *i* counts in *i*'s VTA-hit counter and updates *i*'s interference
 list entry with the evicting warp (``golden.units.ciao_interference.update_entry``,
 the unit model's own function compiled with numba). IRS_i follows Eq. 1,
-tested without a division (``golden.units.ciao_irs.over_pq``). At the end
-of a low cut-off epoch (every ``low_epoch`` instructions of the SM) the
-warp at the front of the SM's warp list is examined (``examine="front"``,
+tested without a division (``golden.units.ciao_irs.over_pq``); its
+instructions, and the epochs', are thread instructions by default
+(``instructions``). At the end of a low cut-off epoch (every
+``low_epoch`` instructions of the SM) the warp at the front of the
+SM's warp list is examined (``examine="front"``,
 Algorithm 1 as written: the list is the resident warps in slot order and
 the examined warp goes to its back; ``examine="all"``: every resident
 warp): stalled, it is reactivated when its pair-list warp *k* no longer
