@@ -145,7 +145,7 @@ def test_policies_that_block_warps_wake_their_schedulers(policy):
 
     def run(self_check):
         # CIAO-C examining every warp at each epoch, counting warp instructions, stalls warps on this
-        # input; the front warp alone only redirects, and in thread instructions nothing triggers.
+        # input; the front warp alone only redirects.
         pol = get_policy(policy, **({"examine": "all", "instructions": "warp"} if policy == "ciao-c" else {}))
         if hasattr(pol, "attach_gpu"):
             pol.attach_gpu(g)

@@ -910,5 +910,4 @@ class CCWS(_VtaScheduler):
     def _params(self) -> np.ndarray:
         p = np.zeros(N_PARAMS, np.int64)
         p[[P_BASE, P_KVC, P_KWSC]] = (self.base_score, self.k_vc, self.k_wsc)
-        p[P_INST_WEIGHT] = 1  # CCWS keeps no CIAO counts; set as for CIAO's default all the same
         return p

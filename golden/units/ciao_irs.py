@@ -157,7 +157,7 @@ class IrsUnit(UnitModel):
     high_cutoff, low_cutoff : float
         Cut-offs (0.01, 0.005), in (0, 1].
     high_epoch, low_epoch : int
-        Instructions per epoch (5,000, 100), at least ``issue_width``.
+        Instructions per epoch (5,000, 100), at least ``issue_width * lanes``.
     issue_width : int
         Most warp instructions issued per cycle (2: GTX480's two warp schedulers per SM).
     lanes : int
