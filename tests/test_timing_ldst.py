@@ -1,4 +1,4 @@
-"""The LD/ST unit's instruction queue, the schedulers' issue order and allocate-on-miss reservations.
+"""The LD/ST unit's instruction queue and its log, the issue order and allocate-on-miss reservations.
 
 Hand-worked cases on the test GPU of ``tests/test_timing.py`` (fixed latencies,
 one request per cycle): ``ldst_queue`` (memory instructions waiting between
@@ -13,8 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from golden.cache.hierarchy import Hierarchy
+from golden.configs.presets import preset
 from golden.configs.schema import GPUConfig
+from golden.gpu.core import LOG_LDST_TAKE, LOG_MEM_ISSUE
+from golden.gpu.model import TimingModel
 from golden.trace.builder import KernelBuilder
+from golden.workloads import registry
 from tests.test_timing import DRAM_LATENCY, LINE, gpu, run
 
 
@@ -161,3 +166,47 @@ def test_write_allocate_fetch_needs_a_write_back_cache():
         gpu(l2=dict(write="write-through", write_allocate="fetch"))
     with pytest.raises(ValueError, match="write_allocate: must be one of lazy, fetch"):
         gpu(l2=dict(write_allocate="naive"))
+
+
+def test_ldst_log_gives_each_instructions_issue_and_take():
+    # The first test's case with a queue of 1: warp 0 issues at cycle 0 to the free unit (taken at
+    # once), warp 1 issues at cycle 1 into the queue, the unit takes it at 4 when warp 0's 4 lines
+    # are sent, and warp 2 issues into the freed slot the same cycle; the unit takes it at 8.
+    tm, _ = run([loads_per_warp(3, 4)], gpu(ldst_queue=1), log_ldst=True)
+    issue, take = LOG_MEM_ISSUE, LOG_LDST_TAKE
+    assert tm.ldst_log().tolist() == [[0, 0, 0, 0, issue], [0, 0, 0, 0, take], [1, 0, 1, 1, issue],
+                                      [4, 0, 1, 1, take], [4, 0, 2, 2, issue], [8, 0, 2, 2, take]]
+    assert tm.access_log()[:, 0].tolist() == list(range(1, 13))  # the accesses alone, as without it
+
+
+def test_ldst_log_on_a_whole_workload_is_in_order_and_changes_nothing():
+    # bicg at 0.01 on the ciao18 preset (2 schedulers, a queue of 4): per SM the unit takes the
+    # instructions in issue order, each at or after its issue, never more than ldst_queue waiting;
+    # every global instruction with requests is logged twice; the run is the same without the log.
+    g = preset("ciao18")
+    wl = registry.build("rdgc/bicg", 0.01)
+    runs = []
+    for flag in (False, True):
+        tm = TimingModel(g, Hierarchy(g), log_capacity=200_000, log_ldst=flag)
+        results = [tm.run_kernel(k, i) for i, k in enumerate(wl.kernels)]
+        runs.append((tm, [(r.cycles, r.counters) for r in results]))
+    assert runs[0][1] == runs[1][1]
+    assert np.array_equal(runs[0][0].access_log(), runs[1][0].access_log())
+    assert len(runs[0][0].ldst_log()) == 0
+    log = runs[1][0].ldst_log()
+    issued, taken = log[log[:, 4] == LOG_MEM_ISSUE], log[log[:, 4] == LOG_LDST_TAKE]
+    assert len(issued) == len(taken) == sum(c["global_instructions"] for _, c in runs[1][1]) > 100
+    for sm in np.unique(log[:, 1]):
+        i, t = issued[issued[:, 1] == sm], taken[taken[:, 1] == sm]
+        assert np.array_equal(i[:, 2:4], t[:, 2:4])  # first in, first out
+        assert (t[:, 0] >= i[:, 0]).all()
+        # Waiting at the end of each cycle: issued so far minus taken so far (the one in the unit
+        # is taken), at most the queue's 4.
+        ends = np.unique(log[log[:, 1] == sm, 0])
+        waiting = np.searchsorted(i[:, 0], ends, "right") - np.searchsorted(t[:, 0], ends, "right")
+        assert waiting.max() <= g.ldst_queue and waiting.min() >= 0
+
+
+def test_ldst_log_needs_the_per_access_log():
+    with pytest.raises(ValueError, match="^log_ldst: "):
+        TimingModel(gpu(), Hierarchy(gpu()), log_ldst=True)

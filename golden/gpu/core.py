@@ -99,7 +99,7 @@ __all__ = ["step_function"]
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
- K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE) = range(len(layout.CONFIG))
+ K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -171,6 +171,10 @@ N_SERIES = 5
 # cycle on), outcome 6 (the SM's first CTA of the kernel: its sampling window starts); outcome 7
 # a load sent past the L1 before its lookup (``on_lookup``).
 LOG_READY, LOG_FIRST_CTA, LOG_BYPASS = 5, 6, 7
+#: Outcomes of the LD/ST unit's rows in the per-access log (``log_ldst``): a global memory
+#: instruction issued (line: its warp slot, SM x slots + slot; op: its program row) and the LD/ST
+#: unit taking it (the same fields). Issue and take share a cycle when the unit was free.
+LOG_MEM_ISSUE, LOG_LDST_TAKE = 8, 9
 N_LOG = 5
 # Bytes of a packet's header (GPGPU-Sim's READ_PACKET_SIZE and WRITE_PACKET_SIZE, shader.h): a read
 # request is the header alone, a write or a response the header and its data (mem_fetch::size).
@@ -1758,6 +1762,8 @@ def _ldst_next(K, S, P, sm):
     S.sm[M_LDQ_HEAD, sm] = (S.sm[M_LDQ_HEAD, sm] + 1) % d
     S.sm[M_LDQ_N, sm] -= 1
     S.w[W_W_LDQ, sm * K[K_SLOTS] + w] -= 1
+    if K[K_LOG_LDST]:
+        _log(K, S, sm, sm * K[K_SLOTS] + w, S.ldq[D_LDQ_ROW, q], np.int64(LOG_LDST_TAKE))
     _ldst_start(S, P, sm, w, S.ldq[D_LDQ_ROW, q])
 
 
@@ -1781,7 +1787,11 @@ def _issue(K, S, P, sm, w, t):
             S.c[C_GLOBAL] += 1
             n = P.req_ptr[r + 1] - P.req_ptr[r]
             if n > 0:
+                if K[K_LOG_LDST]:
+                    _log(K, S, sm, g, r, np.int64(LOG_MEM_ISSUE))
                 if S.sm[M_LD_SLOT, sm] < 0:
+                    if K[K_LOG_LDST]:
+                        _log(K, S, sm, g, r, np.int64(LOG_LDST_TAKE))
                     _ldst_start(S, P, sm, w, r)
                 else:
                     # The unit is busy: the instruction waits in the SM's queue (_why checked room).

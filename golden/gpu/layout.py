@@ -103,7 +103,7 @@ CONFIG = (
     "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release", "ldst_queue",
     "issue_rotating", "l2_write_fetch",
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
-    "dq_reserve", "icnt_packet_gap", "l1_response_rate",
+    "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

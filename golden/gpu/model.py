@@ -20,7 +20,15 @@ from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
 from golden.errors import InputError
 from golden.gpu import layout
-from golden.gpu.core import DEADLOCK, FINISHED, LOG_FIRST_CTA, LOG_READY, step_function
+from golden.gpu.core import (
+    DEADLOCK,
+    FINISHED,
+    LOG_FIRST_CTA,
+    LOG_LDST_TAKE,
+    LOG_MEM_ISSUE,
+    LOG_READY,
+    step_function,
+)
 from golden.gpu.program import Program, kernel_program
 from golden.gpu.state import ProgramArrays, config_vector, new_state, row, series_columns, start_kernel
 from golden.trace.model import KernelTrace
@@ -30,6 +38,8 @@ __all__ = ["DeadlockError", "KernelTiming", "SchedulerControl", "TimingModel", "
 
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
+#: Outcomes of the per-access log's rows that are not accesses.
+_NOT_ACCESSES = np.array([LOG_READY, LOG_FIRST_CTA, LOG_MEM_ISSUE, LOG_LDST_TAKE])
 
 #: Cycles per call of the compiled loop (progress and time-series granularity).
 SLICE = 1 << 16
@@ -135,6 +145,8 @@ class TimingModel:
         Per-access log rows to keep (tests, co-simulation); 0 for none.
     self_check : bool
         Check the loop's shortcuts while it runs (:func:`golden.gpu.state.config_vector`).
+    log_ldst : bool
+        Also log the LD/ST unit's instructions (:meth:`ldst_log`); needs ``log_capacity`` > 0.
 
     Raises
     ------
@@ -144,13 +156,14 @@ class TimingModel:
 
     def __init__(self, gpu: GPUConfig, hierarchy: Hierarchy, *, dependences: str = "next-memory",
                  fixed_latency: int = -1, series_period: int = 1000, log_capacity: int = 0,
-                 self_check: bool = False) -> None:
+                 self_check: bool = False, log_ldst: bool = False) -> None:
         if hierarchy.gpu.n_sm != gpu.n_sm:
             raise ValueError(f"n_sm: the hierarchy has {hierarchy.gpu.n_sm} SMs, the GPU {gpu.n_sm}")
         self.gpu = gpu
         self.hierarchy = hierarchy
         self.k = config_vector(gpu, dependences=dependences, fixed_latency=fixed_latency,
-                               series_period=series_period, log_capacity=log_capacity, self_check=self_check)
+                               series_period=series_period, log_capacity=log_capacity, self_check=self_check,
+                               log_ldst=log_ldst)
         self.state = new_state(self.k, gpu.n_sm * hierarchy.gpu.l1.lines, hierarchy.gpu.l2.lines)
         self.cycle = 0
         self.log: list[np.ndarray] = []
@@ -250,10 +263,22 @@ class TimingModel:
     def access_log(self) -> np.ndarray:
         """The per-access log so far: rows of (cycle, sm, line, op, outcome) (``log_capacity`` > 0)."""
         log = self.event_log()
-        return log[(log[:, 4] != LOG_READY) & (log[:, 4] != LOG_FIRST_CTA)]
+        return log[~np.isin(log[:, 4], _NOT_ACCESSES)]
+
+    def ldst_log(self) -> np.ndarray:
+        """The LD/ST unit's rows so far (``log_ldst``): (cycle, sm, warp slot, program row, what).
+
+        ``what`` is ``golden.gpu.core.LOG_MEM_ISSUE`` (a global memory instruction with line
+        requests issued) or ``LOG_LDST_TAKE`` (the SM's LD/ST unit took it). The warp slot is
+        SM x slots + slot; the program row indexes the kernel's ``insts``. Per SM the unit takes
+        instructions in issue order.
+        """
+        log = self.event_log()
+        return log[(log[:, 4] == LOG_MEM_ISSUE) | (log[:, 4] == LOG_LDST_TAKE)]
 
     def event_log(self) -> np.ndarray:
-        """The accesses and the SMs' monitor events (outcomes 5 and 6, ``golden.gpu.core``) so far.
+        """The accesses, the SMs' monitor events (outcomes 5 and 6, ``golden.gpu.core``) and the
+        LD/ST unit's rows (8 and 9, with ``log_ldst``) so far.
 
         Raises
         ------

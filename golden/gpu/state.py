@@ -62,7 +62,8 @@ def _cycles(value: int, gpu: GPUConfig) -> int:
 
 
 def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_latency: int = -1,
-                  series_period: int = 1000, log_capacity: int = 0, self_check: bool = False) -> np.ndarray:
+                  series_period: int = 1000, log_capacity: int = 0, self_check: bool = False,
+                  log_ldst: bool = False) -> np.ndarray:
     """The configuration vector of ``gpu`` (kernel fields zero; see :func:`start_kernel`).
 
     Parameters
@@ -86,6 +87,10 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         the reason it slept on (a mismatch counts in ``self_check_fails``), and no
         SM is left quiet, so its counts are added cycle by cycle. Slower; the
         results must equal a run without it.
+    log_ldst : bool
+        Also log each global memory instruction's issue and the LD/ST unit's
+        taking it (``golden.gpu.core.LOG_MEM_ISSUE``, ``LOG_LDST_TAKE``); needs
+        ``log_capacity`` > 0.
 
     Raises
     ------
@@ -93,6 +98,8 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         With the field name, for what the timing model cannot run.
     """
     l1, l2 = gpu.l1, gpu.l2
+    if log_ldst and log_capacity <= 0:
+        raise ValueError("log_ldst: the LD/ST unit's rows go to the per-access log; set log_capacity > 0")
     if dependences not in layout.DEPENDENCES:
         raise ValueError(f"dependences: must be one of {', '.join(layout.DEPENDENCES)}, not {dependences!r}")
     if l1.write == "write-back":
@@ -147,7 +154,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "self_check": int(self_check),
         "stalled_release": STALLED_RELEASES.index(gpu.stalled_release), "ldst_queue": gpu.ldst_queue,
         "issue_rotating": gpu.issue_order == "rotating", "l2_write_fetch": l2.write_allocate == "fetch",
-        "log_capacity": log_capacity,
+        "log_capacity": log_capacity, "log_ldst": int(log_ldst),
         "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
     }
     address_map = parse_dram_address_map(gpu.dram_address_map)

@@ -1,0 +1,164 @@
+"""In what order warps reach the LD/ST unit: gpucache's timing model, and Accel-Sim's from a log.
+
+Measures one kernel of a built-in workload (``docs/timing.md``, "The slots hold as many
+instructions on both sides"):
+
+* **queued**: the global memory instructions issued and not yet taken by the SM's LD/ST unit,
+  time-weighted over the kernel and its SMs (mean, and the share of time at each count);
+* **close**: of the loads at ``--pc``, the share taken with at most ``--others`` other warps'
+  loads at that PC taken (on the same SM) since the warp's own previous one: on bicg's
+  second kernel a 32-line load can hit only then (4-way sets);
+* **lead**: the most minus the least loads at ``--pc`` taken by one warp of an SM, at 9 evenly
+  spaced points of the kernel, averaged over points and SMs (how far warps drift apart);
+* the kernel's L1 hit rate (hits over global load requests).
+
+gpucache's side runs the timing model with its LD/ST log (``TimingModel(log_ldst=True)``) on the
+preset, with the schedulers' order Accel-Sim uses (``issue_order=rotating``) and ``--set``
+changes. Accel-Sim's side reads the output of a run of ``compare_accelsim.py --logs DIR`` made
+with ``GPUCACHE_IFLOG=1`` in the environment, on a build patched (outside this repository) to
+print ``MI cycle sm warp pc`` in ``shader_core_ctx::issue_warp`` and ``MT cycle sm warp pc`` in
+``ldst_unit::issue`` for each global load or store (cycles as ``gpu_tot_sim_cycle +
+gpu_sim_cycle``); its kernels are cut at the ``gpu_tot_sim_cycle`` lines it prints.
+
+    python benchmarks/ldst_order.py rdgc/bicg --scale 0.25 --kernel 1 --pc 312 \\
+        [--set scheduler=lrr] [--accelsim-log LOGDIR/ciao18-rdgc-bicg.log]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from compare_accelsim import PEER_ISSUE_ORDER, with_fields
+
+from golden.cache.hierarchy import Hierarchy
+from golden.configs.presets import preset
+from golden.gpu.core import LOG_MEM_ISSUE
+from golden.gpu.model import TimingModel
+from golden.workloads import registry
+
+#: Columns of an event array: cycle, SM, 1 for an issue (0 for the unit's take), warp, PC.
+CYCLE, SM, ISSUE, WARP, PC = range(5)
+
+
+def gpucache_events(name: str, scale: float, kernel: int, settings: list[str]) -> tuple[np.ndarray, float]:
+    """Events of ``kernel`` on gpucache's timing model, and the kernel's L1 load hit rate (%)."""
+    gpu = with_fields(preset("ciao18").replace(issue_order=PEER_ISSUE_ORDER), settings)
+    wl = registry.build(name, scale)
+    if not 0 <= kernel < len(wl.kernels):
+        sys.exit(f"ldst_order: --kernel {kernel}: {name} has kernels 0..{len(wl.kernels) - 1}")
+    model = TimingModel(gpu, Hierarchy(gpu), dependences="next-memory", log_capacity=50_000_000,
+                        log_ldst=True)
+    for i, k in enumerate(wl.kernels[:kernel + 1]):
+        timing = model.run_kernel(k, i, None)
+        if i < kernel:
+            model.log.clear()
+    log = model.ldst_log()
+    pcs = model.program(wl.kernels[kernel]).pc
+    events = np.stack([log[:, 0], log[:, 1], (log[:, 4] == LOG_MEM_ISSUE).astype(np.int64), log[:, 2],
+                       pcs[log[:, 3]]], axis=1)
+    c = timing.counters
+    return events, 100.0 * c["l1_sector_load_hits"] / max(1, c["l1_sector_loads"])
+
+
+def accelsim_events(path: Path, kernel: int) -> tuple[np.ndarray, float]:
+    """Events of ``kernel`` in an Accel-Sim log (module docstring), and its L1 load hit rate (%)."""
+    text = path.read_text(errors="replace")
+    ends = [int(x) for x in re.findall(r"^gpu_tot_sim_cycle = (\d+)", text, re.M)]
+    stat = r"Total_core_cache_stats_breakdown\[GLOBAL_ACC_R\]\[{}\] = (\d+)"
+    hits = [int(x) for x in re.findall(stat.format("HIT"), text)]
+    total = [int(x) for x in re.findall(stat.format("TOTAL_ACCESS"), text)]
+    if kernel >= len(ends) or len(hits) != len(ends) or len(total) != len(ends):
+        sys.exit(f"ldst_order: {path}: no statistics for kernel {kernel} ({len(ends)} kernels ended)")
+    lo, hi = (ends[kernel - 1] if kernel else -1), ends[kernel]
+    rows = [(int(m[2]), int(m[3]), int(m[1] == "I"), int(m[4]), int(m[5]))
+            for m in re.finditer(r"^M([IT]) (\d+) (\d+) (\d+) (\d+)$", text, re.M)]
+    events = np.array([r for r in rows if lo < r[0] <= hi], dtype=np.int64).reshape(-1, 5)
+    if not len(events):
+        sys.exit(f"ldst_order: {path}: no MI/MT lines in kernel {kernel} "
+                 "(a build with the log, run with GPUCACHE_IFLOG=1?)")
+    before = (hits[kernel - 1], total[kernel - 1]) if kernel else (0, 0)
+    return events, 100.0 * (hits[kernel] - before[0]) / max(1, total[kernel] - before[1])
+
+
+def queued(events: np.ndarray, top: int = 8) -> np.ndarray:
+    """Share of SM-cycles with 0..``top`` instructions issued and not yet taken (the last: ``top`` or more).
+    """
+    share = np.zeros(top + 1)
+    # In one cycle a take comes before an issue: an instruction issued to a free unit is never queued.
+    events = events[np.lexsort((events[:, ISSUE], events[:, CYCLE]))]
+    t0, t1 = events[0, CYCLE], events[-1, CYCLE] + 1
+    for sm in np.unique(events[:, SM]):
+        e = events[events[:, SM] == sm]
+        count = np.cumsum(np.where(e[:, ISSUE] == 1, 1, -1))
+        until = np.append(e[1:, CYCLE], t1)
+        share[0] += e[0, CYCLE] - t0
+        np.add.at(share, np.clip(count, 0, top), until - e[:, CYCLE])
+    return share / share.sum()
+
+
+def close_and_lead(events: np.ndarray, pc: int, others: int) -> tuple[float, float, int]:
+    """(close %, lead, loads): see the module docstring."""
+    takes = events[(events[:, ISSUE] == 0) & (events[:, PC] == pc)]
+    if not len(takes):
+        seen = sorted(set(events[:, PC].tolist()))[:12]
+        sys.exit(f"ldst_order: no loads at --pc {pc} in the kernel (PCs seen: {seen})")
+    near = n = 0
+    leads = []
+    for sm in np.unique(takes[:, SM]):
+        seq = takes[takes[:, SM] == sm]
+        last: dict[int, int] = {}
+        for i, w in enumerate(seq[:, WARP]):
+            if w in last:
+                n += 1
+                near += len(set(seq[last[w] + 1:i, WARP].tolist())) <= others
+            last[w] = i
+        per_warp = defaultdict(list)
+        for c, w in seq[:, [CYCLE, WARP]]:
+            per_warp[w].append(c)
+        t0, t1 = seq[0, CYCLE], seq[-1, CYCLE]
+        for q in np.linspace(0.1, 0.9, 9):
+            done = [np.searchsorted(np.array(v), t0 + q * (t1 - t0)) for v in per_warp.values()]
+            leads.append(max(done) - min(done))
+    return 100.0 * near / max(1, n), float(np.mean(leads)), len(takes)
+
+
+def report(side: str, events: np.ndarray, hit: float, pc: int, others: int) -> None:
+    share = queued(events)
+    mean = float((share * np.arange(len(share))).sum())
+    near, lead, loads = close_and_lead(events, pc, others)
+    counts = " ".join(f"{i}:{100 * s:.1f}%" for i, s in enumerate(share) if s >= 0.0005)
+    print(f"{side:<10} {hit:>9.1f}% {mean:>7.2f}  {near:>9.1f}% {lead:>7.0f} {loads:>9,}  {counts}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("workload", help="built-in workload, e.g. rdgc/bicg")
+    ap.add_argument("--scale", type=float, default=0.25)
+    ap.add_argument("--kernel", type=int, default=1, help="kernel index (0 = first)")
+    ap.add_argument("--pc", type=int, default=312, help="PC of the loads whose order is measured")
+    ap.add_argument("--others", type=int, default=3, help="other warps' loads allowed in between for 'close'")
+    ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                    help="change a field of the ciao18 preset (scheduler=lrr, ldst_queue=5, ...)")
+    ap.add_argument("--accelsim-log", type=Path, help="compare_accelsim.py --logs output of a patched build")
+    args = ap.parse_args()
+    print(f"{args.workload} at scale {args.scale}, kernel {args.kernel}, loads at PC {args.pc}; "
+          f"ciao18 preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
+    print(f"{'side':<10} {'L1 hit':>10} {'queued':>7}  {'close':>10} {'lead':>7} {'loads':>9}  "
+          "time at each queued count")
+    events, hit = gpucache_events(args.workload, args.scale, args.kernel, args.set)
+    report("gpucache", events, hit, args.pc, args.others)
+    if args.accelsim_log:
+        if not args.accelsim_log.is_file():
+            sys.exit(f"ldst_order: --accelsim-log {args.accelsim_log}: no such file")
+        events, hit = accelsim_events(args.accelsim_log, args.kernel)
+        report("Accel-Sim", events, hit, args.pc, args.others)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
