@@ -13,12 +13,13 @@ instructions on both sides"):
 * the kernel's L1 hit rate (hits over global load requests).
 
 gpucache's side runs the timing model with its LD/ST log (``TimingModel(log_ldst=True)``) on the
-preset, with the schedulers' order Accel-Sim uses (``issue_order=rotating``) and ``--set``
-changes. Accel-Sim's side reads the output of a run of ``compare_accelsim.py --logs DIR`` made
-with ``GPUCACHE_IFLOG=1`` in the environment, on a build patched (outside this repository) to
-print ``MI cycle sm warp pc`` in ``shader_core_ctx::issue_warp`` and ``MT cycle sm warp pc`` in
-``ldst_unit::issue`` for each global load or store (cycles as ``gpu_tot_sim_cycle +
-gpu_sim_cycle``); its kernels are cut at the ``gpu_tot_sim_cycle`` lines it prints.
+preset (``--config``, ciao18 by default), with the schedulers' order Accel-Sim uses
+(``issue_order=rotating``) and ``--set`` changes. Accel-Sim's side reads the output of a run of
+``compare_accelsim.py --logs DIR`` made with ``GPUCACHE_IFLOG=1`` in the environment, on a build
+patched (outside this repository) to print ``MI cycle sm warp pc`` in
+``shader_core_ctx::issue_warp`` and ``MT cycle sm warp pc`` in ``ldst_unit::issue`` for each
+global load or store (cycles as ``gpu_tot_sim_cycle + gpu_sim_cycle``); its kernels are cut at
+the ``gpu_tot_sim_cycle`` lines it prints.
 
     python benchmarks/ldst_order.py rdgc/bicg --scale 0.25 --kernel 1 --pc 312 \\
         [--set scheduler=lrr] [--accelsim-log LOGDIR/ciao18-rdgc-bicg.log]
@@ -37,6 +38,7 @@ from compare_accelsim import PEER_ISSUE_ORDER, with_fields
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.presets import preset
+from golden.errors import InputError
 from golden.gpu.core import LOG_MEM_ISSUE
 from golden.gpu.model import TimingModel
 from golden.workloads import registry
@@ -45,9 +47,14 @@ from golden.workloads import registry
 CYCLE, SM, ISSUE, WARP, PC = range(5)
 
 
-def gpucache_events(name: str, scale: float, kernel: int, settings: list[str]) -> tuple[np.ndarray, float]:
+def gpucache_events(config: str, name: str, scale: float, kernel: int,
+                    settings: list[str]) -> tuple[np.ndarray, float]:
     """Events of ``kernel`` on gpucache's timing model, and the kernel's L1 load hit rate (%)."""
-    gpu = with_fields(preset("ciao18").replace(issue_order=PEER_ISSUE_ORDER), settings)
+    try:
+        base = preset(config)
+    except InputError as e:
+        sys.exit(f"ldst_order: --config: {e}")
+    gpu = with_fields(base.replace(issue_order=PEER_ISSUE_ORDER), settings)
     wl = registry.build(name, scale)
     if not 0 <= kernel < len(wl.kernels):
         sys.exit(f"ldst_order: --kernel {kernel}: {name} has kernels 0..{len(wl.kernels) - 1}")
@@ -138,19 +145,20 @@ def report(side: str, events: np.ndarray, hit: float, pc: int, others: int) -> N
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("workload", help="built-in workload, e.g. rdgc/bicg")
+    ap.add_argument("--config", default="ciao18", help="machine preset (default ciao18)")
     ap.add_argument("--scale", type=float, default=0.25)
     ap.add_argument("--kernel", type=int, default=1, help="kernel index (0 = first)")
     ap.add_argument("--pc", type=int, default=312, help="PC of the loads whose order is measured")
     ap.add_argument("--others", type=int, default=3, help="other warps' loads allowed in between for 'close'")
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                    help="change a field of the ciao18 preset (scheduler=lrr, ldst_queue=5, ...)")
+                    help="change a field of the preset (scheduler=lrr, ldst_queue=5, ...)")
     ap.add_argument("--accelsim-log", type=Path, help="compare_accelsim.py --logs output of a patched build")
     args = ap.parse_args()
     print(f"{args.workload} at scale {args.scale}, kernel {args.kernel}, loads at PC {args.pc}; "
-          f"ciao18 preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
+          f"{args.config} preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
     print(f"{'side':<10} {'L1 hit':>10} {'queued':>7}  {'close':>10} {'lead':>7} {'loads':>9}  "
           "time at each queued count")
-    events, hit = gpucache_events(args.workload, args.scale, args.kernel, args.set)
+    events, hit = gpucache_events(args.config, args.workload, args.scale, args.kernel, args.set)
     report("gpucache", events, hit, args.pc, args.others)
     if args.accelsim_log:
         if not args.accelsim_log.is_file():
