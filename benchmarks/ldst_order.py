@@ -58,7 +58,9 @@ def gpucache_events(config: str, name: str, scale: float, kernel: int,
     wl = registry.build(name, scale)
     if not 0 <= kernel < len(wl.kernels):
         sys.exit(f"ldst_order: --kernel {kernel}: {name} has kernels 0..{len(wl.kernels) - 1}")
-    model = TimingModel(gpu, Hierarchy(gpu), dependences="next-memory", log_capacity=50_000_000,
+    # The log keeps each slice's rows (golden.gpu.model.SLICE cycles): every access and LD/ST event
+    # of the slice, far fewer than this on the presets' SMs.
+    model = TimingModel(gpu, Hierarchy(gpu), dependences="next-memory", log_capacity=8_000_000,
                         log_ldst=True)
     for i, k in enumerate(wl.kernels[:kernel + 1]):
         timing = model.run_kernel(k, i, None)
