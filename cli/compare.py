@@ -63,6 +63,9 @@ def add_parser(sub) -> None:
     p.add_argument("--fig11", action="store_true",
                    help="ciao18: also run Fig. 11's sensitivity of CIAO-C (high-cut-off epoch 1K..50K, high "
                         "cut-off 0.25%%..4%% with the low one at half), one parameter at a time")
+    p.add_argument("--profile-only", action="store_true",
+                   help="ciao18: run only GTO and Best-SWL's profile and print the profile; with --store, a "
+                        "later compare with that store makes only the other schedulers' runs")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="kim20 and ciao18: run on a local Dask cluster of N worker processes (kim20: a task "
                         "per workload; ciao18: a task per timed run) (default 1: in this process)")
@@ -96,7 +99,7 @@ def compare(args: argparse.Namespace) -> int:
     if (args.workers > 1 or args.scheduler) and args.suite not in ("kim20", "ciao18"):
         raise InputError("--workers and --scheduler apply to --suite kim20 and ciao18 only")
     for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12"), ("--fig11", "fig11"),
-                        ("--store", "store")):
+                        ("--store", "store"), ("--profile-only", "profile_only")):
         if getattr(args, field, None) and args.suite != "ciao18":
             raise InputError(f"{flag} applies to --suite ciao18 only")
     if args.suite == "kim20":

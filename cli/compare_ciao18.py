@@ -50,6 +50,22 @@ def _print_fig11(rows: list[dict], paper: dict) -> None:
                                  + (" (low_cutoff = half)" if field == "high_cutoff" else "")))
 
 
+def _print_profile(rows: list[dict], limits: list[int]) -> None:
+    """Print Best-SWL's profile: each limit's IPC over GTO's, the chosen limit and Table II's."""
+    table = []
+    for r in rows:
+        gto = r["runs"]["gto"]["ipc"]
+        swl = r["runs"]["best-swl"]
+        by_limit = {p["warp_limit"]: p for p in swl["profile"]}
+        cells = ["deadlock" if by_limit[n]["deadlock"] else _f(by_limit[n]["ipc"] / gto if gto else None)
+                 for n in limits]
+        table.append([r["workload"].split("/")[-1], r["class"] or "-", f"{gto:.3f}", *cells]
+                     + [str(swl["warp_limit"]), str(r["paper_n_warp"])])
+    print(format_table(["workload", "class", "IPC GTO", *[f"N={n}" for n in limits], "SWL N", "Table II N"],
+                       table))
+    print("IPC / GTO's IPC at each warp limit (deadlock: the limit is below a CTA's warps at a barrier)")
+
+
 def compare_ciao18(args: argparse.Namespace) -> int:
     """Run the comparison for ``args`` (workloads, scale, swl_limits, fig11/12, workers, plot, json...)."""
     from golden.experiments.ciao18 import (
@@ -61,6 +77,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         TIME_SERIES,
         class_means,
         comparison_runs,
+        profile_plan,
     )
     from golden.experiments.ciao18_runs import run_comparison
     from golden.experiments.sweep.store import ResultsStore
@@ -75,23 +92,42 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         for n in limits:
             if not 1 <= n <= gpu.max_warps_per_sm:
                 raise InputError(f"--swl-limits: a warp limit is 1 to {gpu.max_warps_per_sm}, not {n}")
+    profile_only = bool(getattr(args, "profile_only", False))
+    if profile_only and (args.fig11 or args.fig12):
+        raise InputError("--profile-only: runs GTO and Best-SWL's profile only, not with --fig11 or --fig12")
     store = ResultsStore(args.store) if args.store else None
     t0 = time.perf_counter()
     c0 = time.process_time()
-    total = sum(len(comparison_runs(n, gpu, limits, bool(args.fig12), bool(args.fig11))) for n in names)
+    total = sum(len(profile_plan(n, gpu, limits) if profile_only else
+                    comparison_runs(n, gpu, limits, bool(args.fig12), bool(args.fig11))) for n in names)
     with progress(total, "runs", "run", args.progress) as bar:
         done = run_comparison(names, scale, gpu, limits, bool(args.fig12), bool(args.fig11),
                               workers=args.workers, scheduler=args.scheduler, store=store,
-                              on_done=lambda: bar.update(1))
+                              on_done=lambda: bar.update(1), profile_only=profile_only)
     for name, message in done.failed.items():  # one workload's deadlock is reported, the others still ran
         print(f"{name}: not compared: {message}")
     if not done.rows:
         raise InputError("no workload of the comparison ran to the end")
     rows, failed = done.rows, done.failed
-    means = class_means(rows)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if args.workers > 1 or args.scheduler:
         cpu += done.cpu_seconds  # the workers' runs
+    where = (f"{args.workers} local workers" if args.workers > 1 and not args.scheduler
+             else f"cluster {args.scheduler}" if args.scheduler else "1 process")
+    reused = f", {done.reused} from the store" if store is not None else ""
+    unbound = f" ({done.unbound} of them GTO's: profile limits that never bound)" if done.unbound else ""
+    header = (f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  "
+              f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}; {done.made} runs made{unbound}{reused}]")
+    if profile_only:
+        print(header + "  GTO and Best-SWL's profile only")
+        _print_profile(rows, [p["warp_limit"] for p in rows[0]["runs"]["best-swl"]["profile"]])
+        finish_compare(args, (), {"suite": "ciao18", "profile_only": True, "scale": scale,
+                                  "config": config_to_dict(gpu), "seconds": seconds, "cpu_seconds": cpu,
+                                  "workers": args.workers, "runs_made": done.made, "runs_reused": done.reused,
+                                  "runs_unbound": done.unbound, "swl_limits": limits, "rows": rows,
+                                  "failed": failed})
+        return 0
+    means = class_means(rows)
     others = [s for s in SCHEDULERS if s != "gto"]
     table = []
     for r in rows:
@@ -104,12 +140,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         if m["n"]:
             table.append([f"geomean {cls}", f"n={m['n']}", "-"] + [_f(m.get(s)) for s in others] + ["", ""])
     table.append(["ciao18 Fig. 8", "all", "-"] + [f"{PAPER_FIG8[s]:.2f}" for s in others] + ["", ""])
-    where = (f"{args.workers} local workers" if args.workers > 1 and not args.scheduler
-             else f"cluster {args.scheduler}" if args.scheduler else "1 process")
-    reused = f", {done.reused} from the store" if store is not None else ""
-    unbound = f" ({done.unbound} of them GTO's: profile limits that never bound)" if done.unbound else ""
-    print(f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  "
-          f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}; {done.made} runs made{unbound}{reused}]")
+    print(header)
     print(format_table(["workload", "class", "IPC GTO"] + others + ["SWL N", "Table II N"], table))
     profiled = (f"every limit 1..{gpu.max_warps_per_sm}" if limits is None
                 else "limits " + " ".join(map(str, limits)))

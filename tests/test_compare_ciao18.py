@@ -140,12 +140,41 @@ def test_a_comparison_resumes_from_its_store(tmp_path, monkeypatch):
     assert fresh.made == 7 and _untimed(other.rows) == _untimed(fresh.rows)
 
 
+def test_a_profile_only_run_leaves_the_comparison_only_the_other_schedulers(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    g = preset("ciao18")
+    names = ["ciao18/atax"]
+    store = tmp_path / "store"
+    prof = run_comparison(names, 0.02, g, [2, 48], store=ResultsStore(store), profile_only=True)
+    assert (prof.made, prof.reused) == (2, 0)  # GTO (also the profile's 48) and N=2
+    row = prof.rows[0]
+    assert set(row["runs"]) == {"gto", "best-swl"} and set(row["norm"]) == {"best-swl"}
+    assert [p["warp_limit"] for p in row["runs"]["best-swl"]["profile"]] == [2, 48]
+    rest = run_comparison(names, 0.02, g, [2, 48], store=ResultsStore(store))
+    assert (rest.made, rest.reused) == (5, 2)  # CCWS, CIAO-T/P/C, statPCAL
+    fresh = run_comparison(names, 0.02, g, [2, 48])
+    assert _untimed(rest.rows) == _untimed(fresh.rows)
+    for s in ("gto", "best-swl"):
+        assert rest.rows[0]["runs"][s] == row["runs"][s]
+    assert rest.rows[0]["norm"]["best-swl"] == row["norm"]["best-swl"]
+    out_json = tmp_path / "p.json"
+    status, out, err = gpucache("compare", "--suite", "ciao18", "--workloads", "atax", "--scale", "0.02",
+                                "--swl-limits", "2", "48", "--profile-only", "--store", str(store),
+                                "--json", str(out_json), "--no-progress")
+    assert status == 0, err
+    assert "0 runs made, 2 from the store" in out and "profile only" in out and "N=2" in out
+    doc = json.loads(out_json.read_text())
+    assert doc["profile_only"] and _untimed(doc["rows"]) == _untimed(prof.rows)
+
+
 @pytest.mark.parametrize("argv, message", [
     (("--suite", "tian15", "--fig11"), "--fig11 applies to --suite ciao18 only"),
     (("--suite", "kim20", "--fig12"), "--fig12 applies to --suite ciao18 only"),
     (("--suite", "tian15", "--workers", "2"), "--workers and --scheduler apply to --suite kim20 and ciao18"),
     (("--suite", "ciao18", "--workers", "0"), "--workers: must be a positive number"),
     (("--suite", "kim20", "--store", "s"), "--store applies to --suite ciao18 only"),
+    (("--suite", "tian15", "--profile-only"), "--profile-only applies to --suite ciao18 only"),
+    (("--suite", "ciao18", "--profile-only", "--fig11"), "--profile-only: runs GTO and Best-SWL's profile"),
 ])
 def test_flags_name_their_suite(argv, message):
     status, _, err = gpucache("compare", *argv, "--no-progress")

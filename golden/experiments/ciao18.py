@@ -32,6 +32,7 @@ __all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER
            "fig12_run", "fig12_summary", "FIG11", "FIG11_DEFAULT", "PAPER_FIG11", "fig11_run",
            "fig11_summary", "fig11_workload", "geomean", "swl_points", "run_point", "profile_best_swl",
            "best_point", "Run", "profile_runs", "best_swl", "comparison_runs", "make_run", "comparison_row",
+           "profile_plan", "profile_row",
            "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
@@ -245,7 +246,7 @@ def comparison_runs(name: str, gpu: GPUConfig, limits: Iterable[int] | None = No
     the profile's point at every warp, Fig. 8's CIAO-C and Fig. 12's and Fig. 11's default points)
     is listed once.
     """
-    runs = [Run(name, "gto"), *profile_runs(name, gpu, limits),
+    runs = [*profile_plan(name, gpu, limits),
             *(Run(name, s) for s in SCHEDULERS if s not in ("gto", "best-swl", "statpcal")),
             Run(name, "statpcal", tokens="best-swl")]
     if fig12:
@@ -279,14 +280,26 @@ def make_run(wl: Workload, gpu: GPUConfig, run: Run, tokens: int | None = None) 
                         run.warp_limit)
 
 
-def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
-                   limits: Iterable[int] | None = None, fig12: bool = False, fig11: bool = False) -> dict:
-    """The comparison's row of ``name`` from its runs' results (``result(run)`` for each of
-    :func:`comparison_runs`): IPC of each scheduler, its ratio to GTO's (``norm``), Figs. 11 and 12.
+def profile_plan(name: str, gpu: GPUConfig, limits: Iterable[int] | None = None) -> list[Run]:
+    """GTO's run and Best-SWL's profile of ``name``: the runs of ``--profile-only``, each once.
 
-    ``norm`` is None for a scheduler whose run deadlocked (its run has the message under
-    ``deadlock``). Best-SWL's run is the profile's run at its limit; the profile's point at
-    ``max_warps_per_sm`` is GTO's run (:func:`comparison_runs` lists no run twice).
+    They are the first runs of :func:`comparison_runs`, so a store that holds them leaves a later
+    comparison only the other schedulers' runs to make.
+    """
+    return list(dict.fromkeys([Run(name, "gto"), *profile_runs(name, gpu, limits)]))
+
+
+def _norm(r: dict, gto: dict) -> float | None:
+    return r["ipc"] / gto["ipc"] if gto["ipc"] and not r.get("deadlock") else None
+
+
+def profile_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
+                limits: Iterable[int] | None = None) -> dict:
+    """The row of ``name`` from GTO's run and Best-SWL's profile (``result(run)`` for each of
+    :func:`profile_plan`): ``runs`` and ``norm`` hold ``gto`` and ``best-swl``.
+
+    Best-SWL's run is the profile's run at its limit (with the whole ``profile``); the profile's
+    point at ``max_warps_per_sm`` is GTO's run.
 
     Raises
     ------
@@ -294,25 +307,43 @@ def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
         If GTO's run deadlocked: the benchmark has no baseline.
     """
     spec = registry.get(name)
-    row: dict = {"workload": name, "class": spec.paper.get("cls"),
-                 "paper_n_warp": spec.paper.get("n_warp"), "runs": {}, "norm": {}}
     gto = result(Run(name, "gto"))
     if gto.get("deadlock"):
         raise DeadlockError(gto["deadlock"])
-    row["runs"]["gto"] = gto
     points = profile_runs(name, gpu, limits)
     profiled = _profiled(gpu, points, [result(p) for p in points])
     prof = _profile(profiled)
+    swl = dict(next(r for r in profiled if r["warp_limit"] == prof["best"]))
+    if not swl.get("deadlock"):
+        swl["scheduler"] = "best-swl"
+    swl["profile"] = prof["profile"]
+    return {"workload": name, "class": spec.paper.get("cls"), "paper_n_warp": spec.paper.get("n_warp"),
+            "runs": {"gto": gto, "best-swl": swl}, "norm": {"best-swl": _norm(swl, gto)}}
+
+
+def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
+                   limits: Iterable[int] | None = None, fig12: bool = False, fig11: bool = False) -> dict:
+    """The comparison's row of ``name`` from its runs' results (``result(run)`` for each of
+    :func:`comparison_runs`): IPC of each scheduler, its ratio to GTO's (``norm``), Figs. 11 and 12.
+
+    ``norm`` is None for a scheduler whose run deadlocked (its run has the message under
+    ``deadlock``). GTO and Best-SWL are :func:`profile_row`'s (:func:`comparison_runs` lists no
+    run twice).
+
+    Raises
+    ------
+    DeadlockError
+        If GTO's run deadlocked: the benchmark has no baseline.
+    """
+    row = profile_row(name, gpu, result, limits)
+    gto = row["runs"]["gto"]
+    runs, norm = dict(row["runs"]), dict(row["norm"])
     for s in SCHEDULERS[1:]:
-        if s == "best-swl":
-            r = dict(next(r for r in profiled if r["warp_limit"] == prof["best"]))
-            if not r.get("deadlock"):
-                r["scheduler"] = "best-swl"
-            r["profile"] = prof["profile"]
-        else:
-            r = result(Run(name, s, tokens="best-swl" if s == "statpcal" else ""))
-        row["runs"][s] = r
-        row["norm"][s] = r["ipc"] / gto["ipc"] if gto["ipc"] and not r.get("deadlock") else None
+        if s != "best-swl":
+            runs[s] = result(Run(name, s, tokens="best-swl" if s == "statpcal" else ""))
+            norm[s] = _norm(runs[s], gto)
+    row["runs"] = {s: runs[s] for s in SCHEDULERS}
+    row["norm"] = {s: norm[s] for s in SCHEDULERS[1:]}
     if fig12:
         row["fig12"] = fig12_summary(gto["ipc"], lambda point: result(fig12_run(name, point)))
     if fig11:

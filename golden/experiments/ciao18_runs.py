@@ -35,6 +35,8 @@ from golden.experiments.ciao18 import (
     comparison_runs,
     is_profile_point,
     make_run,
+    profile_plan,
+    profile_row,
     profile_runs,
     unbound_limit,
 )
@@ -127,7 +129,7 @@ class Comparison:
 def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
                    fig12: bool = False, fig11: bool = False, *, workers: int = 1,
                    scheduler: str | None = None, store: ResultsStore | None = None,
-                   on_done: Callable[[], None] | None = None) -> Comparison:
+                   on_done: Callable[[], None] | None = None, profile_only: bool = False) -> Comparison:
     """Make every run of each benchmark's comparison (or take it from ``store``) and build the rows.
 
     Parameters
@@ -145,6 +147,11 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         Where made runs are filed and from where they are reused.
     on_done : callable, optional
         Called once per run as it is made or found in the store (a progress bar).
+    profile_only : bool
+        Make only GTO's run and Best-SWL's profile (:func:`~golden.experiments.ciao18.profile_plan`;
+        ``fig12`` and ``fig11`` are ignored): each row is
+        :func:`~golden.experiments.ciao18.profile_row`'s. Filed in ``store``, they are the runs a
+        later comparison with that store does not make again.
 
     Raises
     ------
@@ -155,7 +162,8 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
 
     names = list(names)
     code = code_fingerprint() if store is not None else ""
-    plans = {n: comparison_runs(n, gpu, limits, fig12, fig11) for n in names}
+    plans = {n: (profile_plan(n, gpu, limits) if profile_only
+                 else comparison_runs(n, gpu, limits, fig12, fig11)) for n in names}
     done: dict[tuple[str, Run], dict] = {}
     out = Comparison()
     keys = {(n, r): run_key(r, scale, gpu, limits, code) for n, runs in plans.items() for r in runs}
@@ -192,7 +200,8 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
                     file((n, run), make_task(run, scale, gpu, limits, *profile, gto=gto))
     for n, runs in plans.items():
         try:
-            row = comparison_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits, fig12, fig11)
+            row = (profile_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits) if profile_only else
+                   comparison_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits, fig12, fig11))
         except DeadlockError as e:
             out.failed[n] = str(e)
             continue
