@@ -42,13 +42,15 @@ from golden.experiments.ciao18 import (
 )
 from golden.experiments.sweep.store import ResultsStore
 from golden.gpu.model import DeadlockError
+from golden.gpu.program import keep_programs
 from golden.workloads import registry
 from golden.workloads.registry import Workload
 
 __all__ = ["Comparison", "run_comparison", "make_task", "run_key"]
 
 #: The workload a worker process built last, ``(name, scale, workload)``: a benchmark's runs are
-#: queued together, so a worker mostly makes several runs of one trace in a row.
+#: queued together, so a worker mostly makes several runs of one trace in a row. Its kernels'
+#: timing-model programs are kept with it (:func:`~golden.gpu.program.keep_programs`).
 _LAST: list = [None]
 
 
@@ -57,6 +59,7 @@ def _workload(name: str, scale: float) -> Workload:
     if last is None or last[:2] != (name, scale):
         _LAST[0] = None  # let the previous trace go before the next one loads
         _LAST[0] = (name, scale, registry.build(name, scale))
+        keep_programs(_LAST[0][2].kernels)  # built at the first run, reused by the next ones
     return _LAST[0][2]
 
 

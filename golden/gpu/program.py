@@ -19,6 +19,7 @@ Wavefronts wider than a trace warp
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numba as nb
@@ -27,7 +28,23 @@ import numpy as np
 from golden.trace.coalesce import _core_args, _count, _write
 from golden.trace.model import WARP_SIZE, KernelTrace, Space
 
-__all__ = ["Program", "kernel_program"]
+__all__ = ["Program", "kernel_program", "keep_programs"]
+
+#: Kernels whose programs are kept (:func:`keep_programs`), each with its programs by
+#: ``(warp_size, line_size, sector_size)``; an entry goes with its kernel.
+_KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def keep_programs(kernels) -> None:
+    """Keep the programs :func:`kernel_program` builds for ``kernels`` while the kernels live.
+
+    For a process that runs the same workload several times (a comparison's worker): the programs
+    are built once instead of at every run, and returned as built (nothing writes into a
+    :class:`Program`). It costs their memory for as long as the kernels are alive (for ciao18's
+    PVC at the paper's size, the requests alone are about 4 GB); other kernels are unaffected.
+    """
+    for kernel in kernels:
+        _KEPT.setdefault(kernel, {})
 
 
 @dataclass(eq=False)
@@ -187,6 +204,18 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
     -------
     Program
     """
+    kept = _KEPT.get(kernel)
+    key = (warp_size, line_size, sector_size)
+    if kept is not None and key in kept:
+        return kept[key]
+    prog = _build(kernel, warp_size, line_size, sector_size)
+    if kept is not None:
+        kept[key] = prog
+    return prog
+
+
+def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int) -> Program:
+    """:func:`kernel_program` without the kept programs."""
     it = kernel.insts
     ptr, line, sec = _requests(kernel, line_size, sector_size)
     op = it["op"].astype(np.int64)
