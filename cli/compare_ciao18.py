@@ -93,8 +93,9 @@ def compare_ciao18(args: argparse.Namespace) -> int:
             if not 1 <= n <= gpu.max_warps_per_sm:
                 raise InputError(f"--swl-limits: a warp limit is 1 to {gpu.max_warps_per_sm}, not {n}")
     profile_only = bool(getattr(args, "profile_only", False))
-    if profile_only and (args.fig11 or args.fig12):
-        raise InputError("--profile-only: runs GTO and Best-SWL's profile only, not with --fig11 or --fig12")
+    if profile_only and (args.fig11 or args.fig12 or args.plot):
+        raise InputError("--profile-only: runs GTO and Best-SWL's profile only, not with --fig11, --fig12 "
+                         "or --plot")
     store = ResultsStore(args.store) if args.store else None
     t0 = time.perf_counter()
     c0 = time.process_time()

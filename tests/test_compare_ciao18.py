@@ -175,6 +175,7 @@ def test_a_profile_only_run_leaves_the_comparison_only_the_other_schedulers(tmp_
     (("--suite", "kim20", "--store", "s"), "--store applies to --suite ciao18 only"),
     (("--suite", "tian15", "--profile-only"), "--profile-only applies to --suite ciao18 only"),
     (("--suite", "ciao18", "--profile-only", "--fig11"), "--profile-only: runs GTO and Best-SWL's profile"),
+    (("--suite", "ciao18", "--profile-only", "--plot", "p"), "not with --fig11, --fig12 or --plot"),
 ])
 def test_flags_name_their_suite(argv, message):
     status, _, err = gpucache("compare", *argv, "--no-progress")
