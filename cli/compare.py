@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import finish_compare, format_table
-from cli.progress import progress
+from cli.output import finish_compare, format_table, run_compare_tasks
 from cli.run import scale
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
@@ -67,10 +66,10 @@ def add_parser(sub) -> None:
                    help="ciao18: run only GTO and Best-SWL's profile and print the profile; with --store, a "
                         "later compare with that store makes only the other schedulers' runs")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="kim20 and ciao18: run on a local Dask cluster of N worker processes (kim20: a task "
-                        "per workload; ciao18: a task per timed run) (default 1: in this process)")
+                   help="run on a local Dask cluster of N worker processes (a task per workload; ciao18: a "
+                        "task per timed run; not drp16) (default 1: in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="kim20 and ciao18: run the workloads on an existing Dask cluster (tcp://host:8786)")
+                   help="run the workloads on an existing Dask cluster (tcp://host:8786; not drp16)")
     p.add_argument("--store", metavar="DIR",
                    help="ciao18: file every run in this results store as it finishes; a rerun with the same "
                         "store makes only the runs it does not have (resumes)")
@@ -81,12 +80,19 @@ def add_parser(sub) -> None:
     p.set_defaults(func=compare)
 
 
+def _where(args: argparse.Namespace) -> str:
+    """Where the workloads ran, for the header: nothing for this process."""
+    if args.scheduler:
+        return f", cluster {args.scheduler}"
+    return f", {args.workers} local workers" if args.workers > 1 else ""
+
+
 def _fmt(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
 def compare(args: argparse.Namespace) -> int:
-    from golden.experiments.tian15 import CONFIGS, PAPER, compare_workload, storage_overheads, suite_average
+    from golden.experiments.tian15 import CONFIGS, PAPER, compare_named, storage_overheads, suite_average
 
     if args.timing is None:
         args.timing = "cycle" if args.suite in ("kim20", "ciao18") else "none"
@@ -96,8 +102,8 @@ def compare(args: argparse.Namespace) -> int:
         raise InputError("--vary applies to --suite kim20 only")
     if args.workers < 1:
         raise InputError(f"--workers: must be a positive number of worker processes, not {args.workers}")
-    if (args.workers > 1 or args.scheduler) and args.suite not in ("kim20", "ciao18"):
-        raise InputError("--workers and --scheduler apply to --suite kim20 and ciao18 only")
+    if (args.workers > 1 or args.scheduler) and args.suite == "drp16":
+        raise InputError("--workers and --scheduler do not apply to --suite drp16")
     for flag, field in (("--swl-limits", "swl_limits"), ("--fig12", "fig12"), ("--fig11", "fig11"),
                         ("--store", "store"), ("--profile-only", "profile_only")):
         if getattr(args, field, None) and args.suite != "ciao18":
@@ -134,12 +140,8 @@ def compare(args: argparse.Namespace) -> int:
     if args.timing == "cycle":
         return _compare_timed(args, gpu, names)
     t0 = time.perf_counter()
-    rows = []
-    with progress(len(names), "workloads", "wl", args.progress) as bar:
-        for name in names:
-            wl = registry.build(name, args.scale)
-            rows.append(compare_workload(wl, gpu, tuple(args.configs)))
-            bar.update(1)
+    rows, _ = run_compare_tasks(compare_named, [(n, args.scale, gpu, tuple(args.configs)) for n in names],
+                                names, args)
     avg = suite_average(rows)
     seconds = time.perf_counter() - t0
     table = [[r["workload"].split("/")[-1]] + [_fmt(r.get(k)) for _, k in _COLUMNS] for r in rows]
@@ -148,7 +150,7 @@ def compare(args: argparse.Namespace) -> int:
              "fp_rate": "fp_rate", "fp_rate_sdbp": "fp_rate_sdbp", "energy_ratio": "energy_ratio"}
     table.append(["tian15"] + [_fmt(PAPER[paper[k]][0]) if k in paper else "-" for _, k in _COLUMNS])
     print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  "
-          f"configs {', '.join(args.configs)}  [{seconds:.1f} s]")
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s{_where(args)}]")
     print(format_table(["workload"] + [c for c, _ in _COLUMNS], table))
     print("miss = L1 load misses / 16 KB baseline; byp/miss = bypasses / load misses; "
           "energy = L1 energy (dynamic + static) / baseline")
@@ -172,14 +174,11 @@ _TIMED = (("speedup PC", "speedup_pc-bypass"), ("speedup ctr", "speedup_counter-
 
 def _compare_timed(args: argparse.Namespace, gpu, names: list[str]) -> int:
     """tian15 Figs. 9 and 8 on the timing model: speedups and normalised misses beside the paper."""
-    from golden.experiments.tian15 import PAPER_SPEEDUP, compare_workload_timed, suite_average
+    from golden.experiments.tian15 import PAPER_SPEEDUP, compare_named, suite_average
 
     t0 = time.perf_counter()
-    rows = []
-    with progress(len(names), "workloads", "wl", args.progress) as bar:
-        for name in names:
-            rows.append(compare_workload_timed(registry.build(name, args.scale), gpu, tuple(args.configs)))
-            bar.update(1)
+    calls = [(n, args.scale, gpu, tuple(args.configs), True) for n in names]
+    rows, _ = run_compare_tasks(compare_named, calls, names, args)
     avg = suite_average(rows)
     seconds = time.perf_counter() - t0
     table = []
@@ -190,7 +189,7 @@ def _compare_timed(args: argparse.Namespace, gpu, names: list[str]) -> int:
                      f"{r['timing']['baseline']['ipc']:.3f}"])
     table.append(["average"] + [_fmt(avg.get(k)) for _, k in _TIMED] + ["-", "-"])
     print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  timing cycle  "
-          f"configs {', '.join(args.configs)}  [{seconds:.1f} s]")
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s{_where(args)}]")
     print(format_table(["workload"] + [c for c, _ in _TIMED] + ["tian15 Fig. 9 PC", "IPC base"], table))
     print("speedup = IPC / 16 KB baseline's IPC; miss = L1 load misses sent to the L2 / baseline's "
           "(MSHR merges are not misses); tian15 Fig. 9: PC-based speedups quoted in Section 5.2, "

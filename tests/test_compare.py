@@ -139,6 +139,26 @@ def test_user_errors(tmp_path, monkeypatch, argv, message):
     assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["trace-cache"])
 
 
+@pytest.mark.parametrize("timing", ["none", pytest.param("cycle", marks=pytest.mark.slow)])
+def test_workers_give_the_one_process_rows(tmp_path, monkeypatch, timing):
+    """``--workers 2``: a task per workload on a local Dask cluster, the rows of one process."""
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    docs = {}
+    for workers in ("1", "2"):
+        path = tmp_path / f"w{workers}.json"
+        status, out, err = gpucache("compare", "--suite", "tian15", "--workloads", "spmv", "nw",
+                                    "--scale", "0.05", "--timing", timing, "--configs", "baseline",
+                                    "pc-bypass", "--workers", workers, "--json", str(path), "--no-progress")
+        assert status == 0, err
+        assert ("2 local workers" in out) == (workers == "2")
+        docs[workers] = json.loads(path.read_text())
+    for d in docs.values():
+        assert [r["workload"] for r in d["rows"]] == ["tian15/spmv", "tian15/nw"]
+        for r in d["rows"]:
+            assert r.pop("time")["cpu_seconds"] > 0
+    assert docs["2"]["rows"] == docs["1"]["rows"] and docs["2"]["average"] == docs["1"]["average"]
+
+
 def test_timed_speedups_and_misses(tmp_path, monkeypatch):
     """``--timing cycle``: Fig. 9's speedups are IPC ratios, Fig. 8's misses ratios, beside the paper."""
     monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))

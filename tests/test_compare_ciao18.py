@@ -170,7 +170,7 @@ def test_a_profile_only_run_leaves_the_comparison_only_the_other_schedulers(tmp_
 @pytest.mark.parametrize("argv, message", [
     (("--suite", "tian15", "--fig11"), "--fig11 applies to --suite ciao18 only"),
     (("--suite", "kim20", "--fig12"), "--fig12 applies to --suite ciao18 only"),
-    (("--suite", "tian15", "--workers", "2"), "--workers and --scheduler apply to --suite kim20 and ciao18"),
+    (("--suite", "drp16", "--workers", "2"), "--workers and --scheduler do not apply to --suite drp16"),
     (("--suite", "ciao18", "--workers", "0"), "--workers: must be a positive number"),
     (("--suite", "kim20", "--store", "s"), "--store applies to --suite ciao18 only"),
     (("--suite", "tian15", "--profile-only"), "--profile-only applies to --suite ciao18 only"),

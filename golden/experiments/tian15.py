@@ -21,8 +21,8 @@ from golden.metrics.tian15 import ReuseObserver, false_positives, l1_energy
 from golden.policies.base import get_policy
 from golden.trace.model import Workload
 
-__all__ = ["CONFIGS", "PAPER", "PAPER_SPEEDUP", "compare_workload", "compare_workload_timed", "suite_average",
-           "storage_overheads"]
+__all__ = ["CONFIGS", "PAPER", "PAPER_SPEEDUP", "compare_workload", "compare_workload_timed", "compare_named",
+           "suite_average", "storage_overheads"]
 
 #: The four configurations of tian15 Section 5.2, in the paper's order.
 CONFIGS = ("baseline", "pc-bypass", "counter-bypass", "baseline-32KB")
@@ -130,6 +130,25 @@ def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = CO
         row["energy_pc_bypass_nj"] = e
         row["energy_ratio"] = _ratio(e["total"], e_base["total"])
         row["dynamic_energy_ratio"] = _ratio(e["dynamic"], e_base["dynamic"])
+    return row
+
+
+def compare_named(name: str, scale: float, gpu: GPUConfig, configs: tuple[str, ...] = CONFIGS,
+                  timed: bool = False) -> dict:
+    """:func:`compare_workload` (``timed``: :func:`compare_workload_timed`) on the built-in workload
+    ``name`` at ``scale``: one task of ``gpucache compare --workers N``.
+
+    The task's wall and CPU seconds go into ``row["time"]``.
+    """
+    import time
+
+    from golden.workloads import registry
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    wl = registry.build(name, scale)
+    row = (compare_workload_timed if timed else compare_workload)(wl, gpu, configs)
+    # The process's own times: with workers, the parent's CPU time leaves these out.
+    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     return row
 
 
