@@ -32,11 +32,6 @@ def test_vary_needs_kim20(capsys):
     assert main(["compare", "--suite", "tian15", "--vary", "window=1", "--no-progress"]) == 2
 
 
-def test_workers_need_kim20(capsys):
-    assert main(["compare", "--suite", "tian15", "--workers", "2", "--no-progress"]) == 2
-    assert "--workers" in capsys.readouterr().err
-
-
 @pytest.mark.slow
 def test_small_compare_through_the_cli(tmp_path, capsys):
     out = tmp_path / "r.json"
