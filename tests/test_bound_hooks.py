@@ -1,12 +1,12 @@
-"""How the timing loop's bound family hands policies their state (golden.gpu.bound_hooks.level_refs)."""
+"""How the timing loop's bound family hands policies their state (golden.cache.bound_hooks.level_refs)."""
 
 from collections import namedtuple
 
 import numba as nb
 import numpy as np
 
+from golden.cache.bound_hooks import level_refs
 from golden.cache.by_ref import TupleRef, by_ref
-from golden.gpu.bound_hooks import level_refs
 
 State = namedtuple("State", ["counts", "scale"])
 

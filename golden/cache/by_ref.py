@@ -71,7 +71,7 @@ def by_ref(typingctx, tup):
     """A :class:`TupleRef` to a copy of named tuple ``tup`` in the calling function's frame.
 
     A :class:`TupleRef` is returned as it is: a function may take its state either way (the
-    timing loop passes policies their state by reference, :func:`golden.gpu.bound_hooks.level_refs`).
+    timing loop passes policies their state by reference, :func:`golden.cache.bound_hooks.level_refs`).
     """
     if isinstance(tup, TupleRef):
         return tup(tup), lambda context, builder, sig, args: args[0]

@@ -27,8 +27,12 @@ Hooks
     once per distinct combination of hook functions, and ``if h is None`` is
     decided at compile time, so a baseline level pays nothing. With every
     hook ``None`` nothing in the types refers to a Python function and the
-    engine is cached on disk (``*_cached``). Hooked runs use a second copy of
-    the same functions compiled in memory only (``*_hooked``): numba keys a
+    engine is cached on disk (the baseline family). When every hook is a
+    module-level function of the ``golden`` package (the built-in policies),
+    a bound family calls them by global name (:mod:`golden.cache.bound_hooks`,
+    as the timing model's loop does) and is cached on disk too, one entry per
+    set of hook functions. Other hooks (plugins, tests) use a copy of the same
+    functions compiled in memory only (the hooked family): numba keys a
     function-typed argument by the identity of the function object, so a
     disk cache would never be hit and would grow by one entry per process.
     Every hook receives the policy's state and one per-access context
@@ -312,7 +316,7 @@ def borrowed(context, builder, tup, value):
     """Codegen: tuple ``value`` of type ``tup`` with every array a view without a reference count.
 
     Other items keep theirs (one more reference each). Shared by :func:`_borrow` and the timing
-    loop's policy states (:func:`golden.gpu.bound_hooks.level_refs`).
+    loop's policy states (:func:`golden.cache.bound_hooks.level_refs`).
     """
     items = []
     for i, ty in enumerate(tup.types):
@@ -597,27 +601,50 @@ def _step(buf, h1, h2, h3, a):
     return _access_first(buf, _params(buf, 0), h1, h2, h3, 0, a, np.int64(0))[0]
 
 
-def _compile_family(cache: bool) -> pytypes.SimpleNamespace:
-    """Compile ``_access``, its inlined first-level copy, ``_loop`` and ``_run`` as one family.
+# Bound in each bound family to golden.cache.bound_hooks.level_refs (which imports this module).
+level_refs = None
+
+
+def _bound_run(buf, h1, h2, h3, acc, t0, out):
+    _loop(_ptr(buf), level_refs(h1), level_refs(h2), level_refs(h3), acc, t0, out)
+
+
+def _compile_family(cache: bool, hooks: list | None = None,
+                    family: str | None = None) -> pytypes.SimpleNamespace:
+    """Compile ``_access``, its first-level copy, ``_loop`` and ``_run`` as one family.
 
     The functions find each other through module-level names; each family
     gets its own copy of the globals with those names bound to its members.
+    With ``hooks`` (a bound family, :mod:`golden.cache.bound_hooks`) the
+    dispatchers call those hook functions by global name, ``_run`` takes each
+    level's ``(state,)`` and the copies are named ``family.<name>``, so that
+    numba keeps one disk-cache entry per set of hook functions.
     """
     names = dict(globals())
     opts = {"nogil": True, "cache": cache}
+    if hooks is not None:
+        from golden.cache.bound_hooks import bind, level_refs  # it imports this module
 
-    def copy(fn):
-        return pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
+        names.update(bind(hooks, MAX_LEVELS), level_refs=level_refs)
 
+    def copy(fn, name=None):
+        f = pytypes.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, fn.__closure__)
+        if family is not None:
+            f.__qualname__ = f"{family}.{name or fn.__name__}"
+        return f
+
+    # Called only from compiled code: no Python or C entry wrappers (less to compile).
+    inner = dict(opts, no_cpython_wrapper=True, no_cfunc_wrapper=True)
     for fn in _PHASES:
         names[fn.__name__] = nb.njit(inline="always", **opts)(copy(fn))
-    names["_access"] = nb.njit(**opts)(copy(_access))
-    # The baseline family inlines the first level into the loop (a first-level hit then
-    # costs no call); hooked families, compiled in every process, skip that to halve
-    # their compile time.
+    names["_access"] = nb.njit(**inner)(copy(_access))
+    # The disk-cached families (baseline and bound) inline the first level into the loop: a
+    # first-level hit then costs no call, and a loop loaded from the disk cache that calls the
+    # recursive _access instead calls address 0 in a fresh process. The hooked family, compiled
+    # in every process, skips that to halve its compile time.
     names["_access_first"] = nb.njit(inline="always", **opts)(copy(_access)) if cache else names["_access"]
-    names["_loop"] = nb.njit(**opts)(copy(_loop))
-    names["_run"] = nb.njit(**opts)(copy(_run))
+    names["_loop"] = nb.njit(**inner)(copy(_loop))
+    names["_run"] = nb.njit(**opts)(copy(_run if hooks is None else _bound_run, "_run"))
     names["_step"] = nb.njit(**opts)(copy(_step))
     return pytypes.SimpleNamespace(run=names["_run"], step=names["_step"], names=names)
 
@@ -652,10 +679,36 @@ def run(state: EngineState, hooks: list, accesses: np.ndarray, t0: int) -> np.nd
         ``uint8`` outcome per access.
     """
     h = list(hooks) + [None] * (MAX_LEVELS - len(hooks))
-    family = _CACHED if all(x is None for x in h) else _HOOKED
+    family, args = _family(h)
     out = np.empty(accesses.size, np.uint8)
-    family.run(state.buf, h[0], h[1], h[2], accesses, np.int64(t0), out)
+    family.run(state.buf, args[0], args[1], args[2], accesses, np.int64(t0), out)
     return out
+
+
+_BOUND: dict[str, pytypes.SimpleNamespace] = {}
+
+
+def _family(h: list) -> tuple[pytypes.SimpleNamespace, list]:
+    """The compiled family for the levels' hooks ``h``, and what its ``run`` takes for them.
+
+    The baseline family when no level has hooks; a bound family, compiled once
+    per set of hook functions and cached on disk, when every hook is a
+    module-level function of the ``golden`` package (then ``run`` takes each
+    level's ``(state,)``); else the in-memory hooked family, which takes the
+    hooks themselves and is compiled again in every process.
+    """
+    from golden.cache.bound_hooks import hook_key, level_states  # it imports this module
+
+    if all(x is None for x in h):
+        return _CACHED, h
+    key = hook_key(h)
+    if key is None:
+        return _HOOKED, h
+    if key == hook_key([None] * MAX_LEVELS):
+        return _CACHED, [None] * MAX_LEVELS  # hooks that are all the baseline's (drp16's GPU levels)
+    if key not in _BOUND:
+        _BOUND[key] = _compile_family(cache=True, hooks=h, family=f"engine_{key}")
+    return _BOUND[key], level_states(h)
 
 
 #: ``buffer_pointer(buf)`` (compiled): the raw pointer an :class:`EngineState` buffer is run through.

@@ -33,6 +33,7 @@ import numba as nb
 import numpy as np
 
 from golden.cache import engine
+from golden.cache.bound_hooks import bind, hook_key, level_refs, level_states
 from golden.cache.by_ref import by_ref
 
 # The engine's phases and header layout. _compile binds these names to the compiled copies of
@@ -73,7 +74,6 @@ from golden.cache.engine import (  # noqa: I001
 from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM_MIGRATE, Access, at_level
 from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
-from golden.gpu.bound_hooks import bind, hook_key, level_refs, level_states
 from golden.gpu.queues import (
     NEVER,
     event_advance,
@@ -2171,7 +2171,7 @@ def _compile(family: str, hooks: list | None):
     """The model compiled against one engine family (module docstring of ``golden.cache.engine``).
 
     ``family`` names the copy; ``hooks`` is None for the baseline (disk-cached), the policy's
-    hooks to bind as globals (disk-cached per set of hook functions, :mod:`golden.gpu.bound_hooks`),
+    hooks to bind as globals (disk-cached per set of hook functions, :mod:`golden.cache.bound_hooks`),
     or ``[]`` for the in-memory hooked family that takes hooks as arguments.
     """
     in_memory = hooks == []
@@ -2189,7 +2189,10 @@ def _compile(family: str, hooks: list | None):
     # its hooks as first-class function arguments, which have no stable cache key (as in the
     # engine). No reference counting: the loop only indexes arrays the caller owns for the
     # whole call (as the engine's loops do).
-    opts = {"nogil": True, "_nrt": False, "cache": not in_memory}
+    # The inner functions are only called from compiled code: no Python or C entry wrappers
+    # (their argument unboxing is a sixth of a family's compile time).
+    opts = {"nogil": True, "_nrt": False, "cache": not in_memory, "no_cpython_wrapper": True,
+            "no_cfunc_wrapper": True}
 
     def copy(fn, name=None, where=names):
         name = name or fn.__name__
@@ -2239,7 +2242,7 @@ def step_function(hooks: list) -> tuple[object, list]:
     ``hooks`` has one ``LevelHooks`` or None (baseline) per level. Returns the
     function and what to pass it as ``h1, h2, h3``: the hooks themselves for the
     in-memory family, each level's ``(state,)`` when the hooks are bound as
-    globals (:mod:`golden.gpu.bound_hooks`).
+    globals (:mod:`golden.cache.bound_hooks`).
     """
     hooks = list(hooks) + [None] * (engine.MAX_LEVELS - len(hooks))
     if all(h is None for h in hooks):

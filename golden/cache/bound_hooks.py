@@ -1,4 +1,7 @@
-"""Policy hooks bound as globals, so that a hooked timing loop can be cached on disk.
+"""Policy hooks bound as globals, so that a hooked loop can be cached on disk.
+
+Used by the timing model's loop (:mod:`golden.gpu.core`) and by the functional
+engine's bound families (:func:`golden.cache.engine.run`).
 
 The engine's dispatchers (``golden.cache.engine._on_hit`` ...) call a level's
 hooks through the ``LevelHooks`` tuple the loop receives: first-class
@@ -35,7 +38,8 @@ __all__ = ["hook_key", "bind", "level_states", "level_refs"]
 def _where(fn) -> tuple[str, str] | None:
     """``(module, name)`` of a module-level numba function of the ``golden`` package, else None."""
     py = getattr(fn, "py_func", None)
-    if py is None or not py.__module__.startswith("golden."):
+    # Functions made by exec (drp16-wss's hooks) have no module: they cannot be named.
+    if py is None or not (py.__module__ or "").startswith("golden."):
         return None
     mod = sys.modules.get(py.__module__)
     if mod is None or getattr(mod, py.__name__, None) is not fn:
@@ -86,7 +90,7 @@ def bind(hooks: list, levels: int) -> dict:
             lines += [f"    if L == {k}:", f"        return np.int64({call})" if spec.default is not None
                       else f"        {call}\n        return"]
         lines.append(f"    return np.int64({spec.default})" if spec.default is not None else "    return")
-        exec(compile("\n".join(lines) + "\n", f"<golden.gpu.bound_hooks {spec.name}>", "exec"), names)  # noqa: S102
+        exec(compile("\n".join(lines) + "\n", f"<golden.cache.bound_hooks {spec.name}>", "exec"), names)  # noqa: S102
         out[f"_{spec.name}"] = nb.njit(nogil=True, inline="always")(names[f"dispatch_{spec.name}"])
     return out
 
