@@ -71,7 +71,16 @@ from golden.cache.engine import (  # noqa: I001
     _victim,
     level_set_index,
 )
-from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL, SMEM_HIT, SMEM_MERGE, SMEM_MIGRATE, Access, at_level
+from golden.cache.hooks import (
+    HOOK_SPECS,
+    SMEM_ALLOC,
+    SMEM_FILL,
+    SMEM_HIT,
+    SMEM_MERGE,
+    SMEM_MIGRATE,
+    Access,
+    at_level,
+)
 from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
 from golden.gpu.queues import (
@@ -87,7 +96,7 @@ from golden.gpu.queues import (
 )
 from golden.trace.model import Op, Space
 
-__all__ = ["step_function"]
+__all__ = ["step_function", "shared_functions"]
 
 (K_N_SM, K_SLOTS, K_N_SCHED, K_SCHED, K_WARP_LIMIT, K_TWO_ACTIVE, K_MAX_CTAS, K_MAX_THREADS,
  K_MAX_REGS, K_MAX_SMEM, K_DEP,
@@ -2167,46 +2176,107 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
-def _compile(family: str, hooks: list | None):
-    """The model compiled against one engine family (module docstring of ``golden.cache.engine``).
-
-    ``family`` names the copy; ``hooks`` is None for the baseline (disk-cached), the policy's
-    hooks to bind as globals (disk-cached per set of hook functions, :mod:`golden.cache.bound_hooks`),
-    or ``[]`` for the in-memory hooked family that takes hooks as arguments.
-    """
-    in_memory = hooks == []
-    names = dict(engine.family_globals(hooks is not None))
+def _globals(hooked: bool) -> dict:
+    """The globals a family's copies see before its own members are added: the engine family's
+    (``hooked``: the in-memory one's dispatchers), this module's constants and the helpers."""
+    names = dict(engine.family_globals(hooked))
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, event_advance=event_advance,
                  event_due=event_due, event_pop=event_pop, event_push=event_push,
                  event_top_time=event_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
                  level_refs=level_refs, by_ref=by_ref)
+    return names
+
+
+def _copy(fn, family: str, where: dict, name: str | None = None):
+    """``fn`` with globals ``where``, named ``family.name``.
+
+    Every copy gets a qualified name of its own: numba names a disk-cache entry after the
+    function's file, qualified name and line, so copies under one name would share (and
+    overwrite) each other's entries.
+    """
+    f = pytypes.FunctionType(fn.__code__, where, fn.__name__, fn.__defaults__, fn.__closure__)
+    f.__qualname__ = f"{family}.{name or fn.__name__}"
+    return f
+
+
+def _family_names() -> set[str]:
+    """Names whose compiled object differs between families: the engine's phases and ``_access``,
+    the hook dispatchers (replaced by :func:`~golden.cache.bound_hooks.bind`), what hands the loop
+    its hooks."""
+    a, b = engine.family_globals(False), engine.family_globals(True)
+    return ({k for k in a.keys() | b.keys() if a.get(k) is not b.get(k)}
+            | {f"_{spec.name}" for spec in HOOK_SPECS} | {"_engine_hooks", "level_refs", "_no_level"})
+
+
+def shared_functions() -> tuple[str, ...]:
+    """The model's functions that reach no family name, directly or through the functions they call.
+
+    They are compiled once, into the ``timing_shared`` copies every family calls; only the others
+    (the L1 and L2 paths, ``_handle``, ``_loop``: those that call the engine's phases or the hooks)
+    are compiled per family. Found from each function's global names (``co_names``, which also
+    holds attribute names: a false match only keeps a function per family).
+    """
+    own = _family_names()
+    refs = {fn.__name__: set(fn.__code__.co_names) for fn in _FUNCTIONS}
+    per_family = {n for n, r in refs.items() if r & own}
+    grown = True
+    while grown:
+        more = {n for n, r in refs.items() if r & per_family} - per_family
+        grown = bool(more)
+        per_family |= more
+    return tuple(n for n in refs if n not in per_family)
+
+
+_SHARED: dict[str, object] = {}
+
+
+def _shared(opts: dict) -> dict:
+    """The ``timing_shared`` copies of :func:`shared_functions`, compiled (disk-cached) once a process."""
+    if not _SHARED:
+        where = _globals(False)
+        for fn in _FUNCTIONS:
+            if fn.__name__ in shared_functions():
+                where[fn.__name__] = nb.njit(inline=_inline(fn), **opts)(_copy(fn, "timing_shared", where))
+        _SHARED.update({n: where[n] for n in shared_functions()})
+    return _SHARED
+
+
+def _inline(fn) -> str:
+    # The per-warp issue check runs for every warp slot every cycle: inlined.
+    return "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits) else "never"
+
+
+def _compile(family: str, hooks: list | None):
+    """The model compiled against one engine family (module docstring of ``golden.cache.engine``).
+
+    ``family`` names the copy; ``hooks`` is None for the baseline (disk-cached), the policy's
+    hooks to bind as globals (disk-cached per set of hook functions, :mod:`golden.cache.bound_hooks`),
+    or ``[]`` for the in-memory hooked family that takes hooks as arguments. Every family calls
+    the same compiled :func:`shared_functions`.
+    """
+    in_memory = hooks == []
+    names = _globals(hooks is not None)
     if hooks:
         names.update(bind(hooks, engine.MAX_LEVELS))
-    # Every copy gets a qualified name of its own: numba names a disk-cache entry after the
-    # function's file, qualified name and line, so copies under their own names would share (and
-    # overwrite) the engine family's entries or another family's. The in-memory family takes
-    # its hooks as first-class function arguments, which have no stable cache key (as in the
-    # engine). No reference counting: the loop only indexes arrays the caller owns for the
-    # whole call (as the engine's loops do).
-    # The inner functions are only called from compiled code: no Python or C entry wrappers
-    # (their argument unboxing is a sixth of a family's compile time).
-    opts = {"nogil": True, "_nrt": False, "cache": not in_memory, "no_cpython_wrapper": True,
-            "no_cfunc_wrapper": True}
+    # The in-memory family takes its hooks as first-class function arguments, which have no
+    # stable cache key (as in the engine). No reference counting: the loop only indexes arrays
+    # the caller owns for the whole call (as the engine's loops do). The inner functions are only
+    # called from compiled code: no Python or C entry wrappers (their argument unboxing is a sixth
+    # of a family's compile time).
+    inner = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+    opts = dict(inner, cache=not in_memory)
+    names.update(_shared(dict(inner, cache=True)))
 
     def copy(fn, name=None, where=names):
-        name = name or fn.__name__
-        f = pytypes.FunctionType(fn.__code__, where, fn.__name__, fn.__defaults__, fn.__closure__)
-        f.__qualname__ = f"{family}.{name}"
-        return f
+        return _copy(fn, family, where, name)
 
     for fn in engine.PHASES:
         names[fn.__name__] = nb.njit(inline="always", **opts)(copy(fn))
     names["_access"] = nb.njit(**opts)(copy(engine.ACCESS)) if in_memory else _access_chain(names, copy, opts)
     for fn in _FUNCTIONS:
-        # The per-warp issue check runs for every warp slot every cycle: inlined.
-        inline = "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits) else "never"
-        names[fn.__name__] = nb.njit(inline=inline, **opts)(copy(fn))
+        if fn.__name__ not in _SHARED:
+            names[fn.__name__] = nb.njit(inline=_inline(fn), **opts)(copy(fn))
     # The entry keeps reference counting: it borrows the policies' state.
     entry = _bound_step if hooks else _step
     return nb.njit(nogil=True, cache=not in_memory)(copy(entry, "_step"))
