@@ -7,6 +7,7 @@ import dataclasses
 import importlib
 import json
 import os
+import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
 from numbers import Integral, Real
@@ -162,9 +163,21 @@ def finish_compare(args: argparse.Namespace, sources: Sequence[str], payload: di
         write_json(args.json, payload)
 
 
+def timed_task(fn: Callable[..., dict], *call) -> dict:
+    """``fn(*call)``'s row with the task's own wall and CPU seconds in ``row["time"]``.
+
+    Taken in the process that runs the task: with workers, the parent's CPU time leaves them out.
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    row = fn(*call)
+    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+    return row
+
+
 def run_compare_tasks(fn: Callable[..., dict], calls: Sequence[tuple], names: Sequence[str],
                       args: argparse.Namespace) -> tuple[list[dict], dict[str, str]]:
-    """``fn(*call)`` per workload: in this process, or one task each on the sweep engine's Dask cluster.
+    """``fn(*call)`` per workload (:func:`timed_task`): in this process, or one task each on the sweep
+    engine's Dask cluster.
 
     ``args.workers > 1`` starts a local cluster of that many worker processes, ``args.scheduler``
     uses an existing one (:func:`golden.experiments.sweep.engine.map_tasks`). A workload whose run
@@ -191,13 +204,13 @@ def run_compare_tasks(fn: Callable[..., dict], calls: Sequence[tuple], names: Se
         if args.workers > 1 or args.scheduler:
             from golden.experiments.sweep.engine import map_tasks
 
-            results = map_tasks(fn, calls, scheduler=args.scheduler, workers=args.workers,
-                                on_done=lambda i: bar.update(1))
+            results = map_tasks(timed_task, [(fn, *call) for call in calls], scheduler=args.scheduler,
+                                workers=args.workers, on_done=lambda i: bar.update(1))
         else:
             results = []
             for call in calls:
                 try:
-                    results.append(fn(*call))
+                    results.append(timed_task(fn, *call))
                 except DeadlockError as e:
                     results.append(e)
                 bar.update(1)

@@ -704,8 +704,6 @@ def _family(h: list) -> tuple[pytypes.SimpleNamespace, list]:
     key = hook_key(h)
     if key is None:
         return _HOOKED, h
-    if key == hook_key([None] * MAX_LEVELS):
-        return _CACHED, [None] * MAX_LEVELS  # hooks that are all the baseline's (drp16's GPU levels)
     if key not in _BOUND:
         _BOUND[key] = _compile_family(cache=True, hooks=h, family=f"engine_{key}")
     return _BOUND[key], level_states(h)

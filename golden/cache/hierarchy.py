@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from golden.cache.engine import BYPASSED, STORE, EngineState, LevelState, run, run_loads
-from golden.cache.hooks import BASELINE_HOOKS, LevelHooks
+from golden.cache.hooks import BASELINE_HOOKS, HOOK_SPECS, LevelHooks
 from golden.cache.stats import counter_dict
 from golden.configs.schema import CacheConfig, GPUConfig
 from golden.trace.coalesce import ACCESS_DTYPE
@@ -166,8 +166,11 @@ class Hierarchy:
         return self._state
 
     def engine_hooks(self) -> list:
-        """Each level's hooks as the engine takes them (None for a baseline level)."""
-        return [None if h is BASELINE_HOOKS else h for h in self.hooks.values()]
+        """Each level's hooks as the engine takes them: None for a level whose hooks are all the
+        baseline's (whatever its state: drp16's GPU levels), which then runs the disk-cached
+        baseline loops of the engine and of the timing model."""
+        return [None if all(getattr(h, s.name) is getattr(BASELINE_HOOKS, s.name) for s in HOOK_SPECS)
+                else h for h in self.hooks.values()]
 
     def stats(self, per_sm: bool = False) -> dict:
         """Counters per level.

@@ -157,20 +157,14 @@ def compare_workload(wl: Workload, gpu: GPUConfig, configs: tuple[str, ...] = tu
 def compare_named(name: str, scale: float, gpu: GPUConfig, vary: tuple[str, list] | None = None) -> dict:
     """:func:`compare_workload` on the built-in workload ``name`` at ``scale`` (a task for a worker).
 
-    With ``vary`` (field, values), also :func:`vary_two_level` into ``row["vary"]``; the task's
-    wall and CPU seconds go into ``row["time"]``.
+    With ``vary`` (field, values), also :func:`vary_two_level` into ``row["vary"]``.
     """
-    import time
-
     from golden.workloads import registry
 
-    t0, c0 = time.perf_counter(), time.process_time()
     wl = registry.build(name, scale)
     row = compare_workload(wl, gpu)
     if vary:
         row["vary"] = vary_two_level(wl, gpu, *vary, base_ipc=row["runs"]["no-bypass"]["ipc"])
-    # The process's own times: with workers, the parent's CPU time leaves these out.
-    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     return row
 
 

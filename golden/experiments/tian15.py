@@ -137,18 +137,11 @@ def compare_named(name: str, scale: float, gpu: GPUConfig, configs: tuple[str, .
                   timed: bool = False) -> dict:
     """:func:`compare_workload` (``timed``: :func:`compare_workload_timed`) on the built-in workload
     ``name`` at ``scale``: one task of ``gpucache compare --workers N``.
-
-    The task's wall and CPU seconds go into ``row["time"]``.
     """
-    import time
-
     from golden.workloads import registry
 
-    t0, c0 = time.perf_counter(), time.process_time()
     wl = registry.build(name, scale)
     row = (compare_workload_timed if timed else compare_workload)(wl, gpu, configs)
-    # The process's own times: with workers, the parent's CPU time leaves these out.
-    row["time"] = {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     return row
 
 

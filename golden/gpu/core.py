@@ -2234,11 +2234,12 @@ _SHARED: dict[str, object] = {}
 def _shared(opts: dict) -> dict:
     """The ``timing_shared`` copies of :func:`shared_functions`, compiled (disk-cached) once a process."""
     if not _SHARED:
+        shared = shared_functions()
         where = _globals(False)
         for fn in _FUNCTIONS:
-            if fn.__name__ in shared_functions():
+            if fn.__name__ in shared:
                 where[fn.__name__] = nb.njit(inline=_inline(fn), **opts)(_copy(fn, "timing_shared", where))
-        _SHARED.update({n: where[n] for n in shared_functions()})
+        _SHARED.update({n: where[n] for n in shared})
     return _SHARED
 
 
