@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import finish_compare, format_table, run_compare_tasks
+from cli.output import finish_compare, format_table, run_compare_tasks, where_ran
 from cli.run import scale
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
@@ -80,13 +80,6 @@ def add_parser(sub) -> None:
     p.set_defaults(func=compare)
 
 
-def _where(args: argparse.Namespace) -> str:
-    """Where the workloads ran, for the header: nothing for this process."""
-    if args.scheduler:
-        return f", cluster {args.scheduler}"
-    return f", {args.workers} local workers" if args.workers > 1 else ""
-
-
 def _fmt(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
@@ -150,7 +143,7 @@ def compare(args: argparse.Namespace) -> int:
              "fp_rate": "fp_rate", "fp_rate_sdbp": "fp_rate_sdbp", "energy_ratio": "energy_ratio"}
     table.append(["tian15"] + [_fmt(PAPER[paper[k]][0]) if k in paper else "-" for _, k in _COLUMNS])
     print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  "
-          f"configs {', '.join(args.configs)}  [{seconds:.1f} s{_where(args)}]")
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s, {where_ran(args)}]")
     print(format_table(["workload"] + [c for c, _ in _COLUMNS], table))
     print("miss = L1 load misses / 16 KB baseline; byp/miss = bypasses / load misses; "
           "energy = L1 energy (dynamic + static) / baseline")
@@ -189,7 +182,7 @@ def _compare_timed(args: argparse.Namespace, gpu, names: list[str]) -> int:
                      f"{r['timing']['baseline']['ipc']:.3f}"])
     table.append(["average"] + [_fmt(avg.get(k)) for _, k in _TIMED] + ["-", "-"])
     print(f"suite {args.suite}  config {gpu.name}  scale {args.scale:g}  timing cycle  "
-          f"configs {', '.join(args.configs)}  [{seconds:.1f} s{_where(args)}]")
+          f"configs {', '.join(args.configs)}  [{seconds:.1f} s, {where_ran(args)}]")
     print(format_table(["workload"] + [c for c, _ in _TIMED] + ["tian15 Fig. 9 PC", "IPC base"], table))
     print("speedup = IPC / 16 KB baseline's IPC; miss = L1 load misses sent to the L2 / baseline's "
           "(MSHR merges are not misses); tian15 Fig. 9: PC-based speedups quoted in Section 5.2, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from cli.output import finish_compare, format_table
+from cli.output import finish_compare, format_table, where_ran
 from cli.progress import progress
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
@@ -113,12 +113,10 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     if args.workers > 1 or args.scheduler:
         cpu += done.cpu_seconds  # the workers' runs
-    where = (f"{args.workers} local workers" if args.workers > 1 and not args.scheduler
-             else f"cluster {args.scheduler}" if args.scheduler else "1 process")
     reused = f", {done.reused} from the store" if store is not None else ""
     unbound = f" ({done.unbound} of them GTO's: profile limits that never bound)" if done.unbound else ""
-    header = (f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  "
-              f"[{seconds:.1f} s wall, {cpu:.1f} s CPU, {where}; {done.made} runs made{unbound}{reused}]")
+    header = (f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  [{seconds:.1f} s wall, "
+              f"{cpu:.1f} s CPU, {where_ran(args)}; {done.made} runs made{unbound}{reused}]")
     if profile_only:
         print(header + "  GTO and Best-SWL's profile only")
         _print_profile(rows, [p["warp_limit"] for p in rows[0]["runs"]["best-swl"]["profile"]])

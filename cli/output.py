@@ -163,6 +163,13 @@ def finish_compare(args: argparse.Namespace, sources: Sequence[str], payload: di
         write_json(args.json, payload)
 
 
+def where_ran(args: argparse.Namespace) -> str:
+    """Where a compare's workloads ran, for its header: a ``--scheduler`` cluster, workers or one process."""
+    if args.scheduler:
+        return f"cluster {args.scheduler}"
+    return f"{args.workers} local workers" if args.workers > 1 else "1 process"
+
+
 def timed_task(fn: Callable[..., dict], *call) -> dict:
     """``fn(*call)``'s row with the task's own wall and CPU seconds in ``row["time"]``.
 

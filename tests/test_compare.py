@@ -10,6 +10,7 @@ whose two engines the policy and metrics tests compile in the same process.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from cli.main import main
+from cli.output import where_ran
 
 # Per-workload metrics the suite average covers (the printed table shows all but the last).
 COLUMNS = ("zero_reuse", "misses_norm_pc-bypass", "misses_norm_counter-bypass", "misses_norm_baseline-32KB",
@@ -178,3 +180,9 @@ def test_timed_speedups_and_misses(tmp_path, monkeypatch):
                                "speedup_pc-bypass": row["speedup_pc-bypass"]}
     line = next(line for line in out.splitlines() if line.startswith("spmv "))
     assert f"{row['speedup_pc-bypass']:.3f}" in line and f"{data['paper_speedup']['spmv']:.3f}" in line
+
+
+@pytest.mark.parametrize("workers, scheduler, said", [(1, None, "1 process"), (2, None, "2 local workers"),
+                                                      (1, "tcp://h:8786", "cluster tcp://h:8786")])
+def test_the_header_says_where_the_workloads_ran(workers, scheduler, said):
+    assert where_ran(argparse.Namespace(workers=workers, scheduler=scheduler)) == said
