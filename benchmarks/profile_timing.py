@@ -6,10 +6,12 @@ cache has no function table), takes the address of every function in the
 loop's code library, runs the workload under ``perf record`` (sampling this
 process) and assigns each sample to the function whose code holds it. With
 ``--instructions FUNCTION`` it also prints that function's hottest
-instructions (its machine code disassembled with ``objdump``).
+instructions (its machine code disassembled with ``objdump``); ``--listing PATH``
+writes its whole disassembly, each instruction with its samples.
 
     python benchmarks/profile_timing.py ciao18 ciao18/gesummv --scale 0.25 --repeat 3
     python benchmarks/profile_timing.py ciao18 ciao18/gesummv --policy ccws --instructions _loop
+    python benchmarks/profile_timing.py ciao18 ciao18/pvc --instructions _l1_lookup --listing l1.txt
 
 Needs ``perf`` (and ``objdump`` for ``--instructions``); compiling takes about a minute.
 """
@@ -67,6 +69,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--instructions", default=None, metavar="FUNCTION")
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--listing", default=None, metavar="PATH",
+                    help="with --instructions: write its whole disassembly, each line with its samples")
     args = ap.parse_args()
 
     from golden.configs.loader import load_config
@@ -131,6 +135,10 @@ def main() -> int:
             m = re.match(r"\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(.*)", line)
             if m:
                 rows.append((hits[int(m.group(1), 16)], int(m.group(1), 16) - start, m.group(2)))
+        if args.listing:
+            # The whole listing shows what a hot instruction waits on (the sample lands after it).
+            with open(args.listing, "w") as fh:
+                fh.writelines(f"{n:6d}  {off:#7x}  {text}\n" for n, off, text in rows)
         print(f"hottest instructions of {args.instructions} (samples, offset, instruction):")
         for n, off, text in sorted(rows, reverse=True)[:args.top]:
             print(f"{n:6d}  {off:#7x}  {text}")
