@@ -39,7 +39,7 @@ from golden.experiments.sweep.store import ResultsStore
 if TYPE_CHECKING:
     from distributed import Client
 
-__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "dask_client", "DEFAULT_WORKER_RETRIES"]
+__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "dask_client", "DEFAULT_WORKER_RETRIES", "WORKER_MEMORY"]
 
 #: Times a point is rerun after its worker died (Dask's default ``allowed-failures``).
 DEFAULT_WORKER_RETRIES = 3
@@ -65,6 +65,10 @@ class SweepOutcome:
     skipped: list[str] = field(default_factory=list)
     failed: list[tuple[Point, str]] = field(default_factory=list)
     seconds: float = 0.0
+
+
+#: Dask worker memory settings of every sweep cluster: no spilling and no pause (``dask_client``).
+WORKER_MEMORY = {f"distributed.worker.memory.{k}": False for k in ("target", "spill", "pause")}
 
 
 @contextlib.contextmanager
@@ -102,7 +106,12 @@ def dask_client(scheduler: str | None = None, workers: int = 2,
     for lg in quiet:
         lg.setLevel(logging.CRITICAL)
     try:
-        with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries}):
+        # A worker keeps its benchmark's trace and programs between runs (golden.gpu.program.keep_programs):
+        # at the paper's sizes that is most of its share of memory, and Dask's memory manager would pause
+        # it above 80% of that share and never resume it, since nothing then runs to free the memory (a
+        # scale-1 ciao18 comparison hung so). Runs hold no Dask data to spill; a worker that grows past
+        # 95% is still restarted and its run retried.
+        with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries, **WORKER_MEMORY}):
             if scheduler is not None:
                 try:
                     client = Client(scheduler, timeout="20s")
