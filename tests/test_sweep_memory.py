@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dask
 import numpy as np
+import psutil
 import pytest
 
 from golden.experiments.sweep.engine import WORKER_MEMORY, dask_client
@@ -44,7 +45,7 @@ def test_a_worker_holding_most_of_its_memory_takes_the_next_task(settings, runs)
     with dask.config.set(settings), \
             LocalCluster(n_workers=1, threads_per_worker=1, processes=True, memory_limit=limit,
                          dashboard_address=":0") as cluster, Client(cluster) as client:
-        rss = client.run(lambda: __import__("psutil").Process().memory_info().rss)
+        rss = client.run(lambda: psutil.Process().memory_info().rss)
         base = next(iter(rss.values()))
         # Between the pause (80%) and the restart (95%) of the worker's share.
         kept = client.submit(_keep, int(0.87 * limit) - base, pure=False).result(timeout=60)

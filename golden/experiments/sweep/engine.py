@@ -109,8 +109,8 @@ def dask_client(scheduler: str | None = None, workers: int = 2,
         # A worker keeps its benchmark's trace and programs between runs (golden.gpu.program.keep_programs):
         # at the paper's sizes that is most of its share of memory, and Dask's memory manager would pause
         # it above 80% of that share and never resume it, since nothing then runs to free the memory (a
-        # scale-1 ciao18 comparison hung so). Runs hold no Dask data to spill; a worker that grows past
-        # 95% is still restarted and its run retried.
+        # scale-1 ciao18 comparison stalled with both workers idle at 86% of their shares). Runs hold no
+        # Dask data to spill; a worker that grows past 95% is still restarted and its run retried.
         with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries, **WORKER_MEMORY}):
             if scheduler is not None:
                 try:
