@@ -40,3 +40,22 @@ def test_a_kept_kernel_builds_its_program_once_per_machine_and_gives_the_same_ru
     del wl, k, kept, fresh
     gc.collect()
     assert len(program._KEPT) == 0  # the programs go with their kernels
+
+
+def test_programs_keep_the_traces_narrow_columns(monkeypatch, tmp_path):
+    """A kept program stays small: op, space and sector masks one byte, PC and gap four (a PVC-sized
+    program with int64 columns cost a worker 2.3 GiB more at the paper's size), for trace warps and
+    for wavefronts alike; the values are the trace's."""
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    k = registry.build("ciao18/atax", 0.02).kernels[0]
+    narrow = {"op": np.uint8, "space": np.uint8, "req_sec": np.uint8, "pc": np.uint32, "gap": np.uint32,
+              "req_line": np.int64, "req_ptr": np.int64}
+    for warp_size in (32, 64):
+        p = kernel_program(k, warp_size, 128, 32)
+        for name, dtype in narrow.items():
+            col = getattr(p, name)
+            assert col.dtype == dtype and col.flags.c_contiguous, (warp_size, name, col.dtype)
+    p = kernel_program(k, 32, 128, 32)
+    assert np.array_equal(p.op, k.insts["op"]) and np.array_equal(p.pc, k.insts["pc"])
+    assert np.array_equal(p.gap, k.insts["gap"]) and np.array_equal(p.space, k.insts["space"])
+    assert p.req_sec.min() > 0 and p.req_sec.max() <= 0xF  # 4 sectors of 32 B per 128 B line

@@ -1034,8 +1034,10 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
 def _l1_access(K, S, P, t, sm, slot, row, i):
     """The hook context of line request ``i`` of instruction ``row`` (slot ``slot`` of ``sm``) at ``t``."""
     g = sm * K[K_SLOTS] + slot
-    return Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], P.pc[row], P.op[row],
-                  P.req_sec[i], P.req_line[i], np.int64(-1), np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
+    # The program's narrow columns (golden.gpu.program.Program) widen here: every field is int64.
+    return Access(sm, sm, S.w[W_W_WARP, g], S.w[W_W_CTA_ID, g], K[K_KERNEL], np.int64(P.pc[row]),
+                  np.int64(P.op[row]), np.int64(P.req_sec[i]), P.req_line[i], np.int64(-1), np.int64(-1), t,
+                  np.int64(0), S.sc[S_ACCESSES])
 
 
 def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
@@ -1583,7 +1585,8 @@ def _dispatch(K, S, P, sm):
         S.w[W_W_WARP, g] = k
         S.w[W_W_ROW, g] = P.warp_ptr[gw]
         S.w[W_W_END, g] = P.warp_ptr[gw + 1]
-        S.w[W_W_LEFT, g] = P.gap[S.w[W_W_ROW, g]] if S.w[W_W_ROW, g] < S.w[W_W_END, g] else P.tail[gw]
+        first = S.w[W_W_ROW, g]
+        S.w[W_W_LEFT, g] = np.int64(P.gap[first]) if first < S.w[W_W_END, g] else P.tail[gw]
         S.w[W_W_TAIL, g] = P.tail[gw]
         S.w[W_W_PEND, g] = 0
         S.w[W_W_STOP, g] = NO_STOP
@@ -1786,7 +1789,7 @@ def _issue(K, S, P, sm, w, t):
         S.w[W_W_LEFT, g] -= 1
     else:
         r = S.w[W_W_ROW, g]
-        o = P.op[r]
+        o = np.int64(P.op[r])
         if o == BARRIER:
             S.c[C_BARRIERS] += 1
             S.w[W_W_BAR, g] = True
@@ -1821,7 +1824,7 @@ def _issue(K, S, P, sm, w, t):
             S.c[C_OTHER] += 1
         r += 1
         S.w[W_W_ROW, g] = r
-        S.w[W_W_LEFT, g] = P.gap[r] if r < S.w[W_W_END, g] else S.w[W_W_TAIL, g]
+        S.w[W_W_LEFT, g] = np.int64(P.gap[r]) if r < S.w[W_W_END, g] else S.w[W_W_TAIL, g]
         if o == BARRIER:
             _release_barrier(K, S, sm, sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g])
             return
