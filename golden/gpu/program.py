@@ -221,7 +221,7 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
     it = kernel.insts
     ptr, line, sec = _requests(kernel, line_size, sector_size)
     # The trace's own widths, contiguous: a PVC-sized program is some 30 M rows and 250 M requests,
-    # and int64 copies of these columns and of the sector masks cost a worker 2.5 GB more.
+    # and int64 copies of these columns and of the sector masks cost a worker 2.3 GiB more.
     op = np.ascontiguousarray(it["op"], np.uint8)
     space = np.ascontiguousarray(it["space"], np.uint8)
     pc = np.ascontiguousarray(it["pc"], np.uint32)
