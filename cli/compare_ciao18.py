@@ -115,16 +115,17 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         cpu += done.cpu_seconds  # the workers' runs
     reused = f", {done.reused} from the store" if store is not None else ""
     unbound = f" ({done.unbound} of them GTO's: profile limits that never bound)" if done.unbound else ""
+    loads = f", {done.trace_loads} trace loads" if done.made else ""
     header = (f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  [{seconds:.1f} s wall, "
-              f"{cpu:.1f} s CPU, {where_ran(args)}; {done.made} runs made{unbound}{reused}]")
+              f"{cpu:.1f} s CPU, {where_ran(args)}; {done.made} runs made{unbound}{reused}{loads}]")
     if profile_only:
         print(header + "  GTO and Best-SWL's profile only")
         _print_profile(rows, [p["warp_limit"] for p in rows[0]["runs"]["best-swl"]["profile"]])
         finish_compare(args, (), {"suite": "ciao18", "profile_only": True, "scale": scale,
                                   "config": config_to_dict(gpu), "seconds": seconds, "cpu_seconds": cpu,
                                   "workers": args.workers, "runs_made": done.made, "runs_reused": done.reused,
-                                  "runs_unbound": done.unbound, "swl_limits": limits, "rows": rows,
-                                  "failed": failed})
+                                  "runs_unbound": done.unbound, "trace_loads": done.trace_loads,
+                                  "swl_limits": limits, "rows": rows, "failed": failed})
         return 0
     means = class_means(rows)
     others = [s for s in SCHEDULERS if s != "gto"]
@@ -151,7 +152,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
                               "seconds": seconds, "cpu_seconds": cpu, "workers": args.workers,
                               "runs_made": done.made, "runs_reused": done.reused,
-                              "runs_unbound": done.unbound,
+                              "runs_unbound": done.unbound, "trace_loads": done.trace_loads,
                               "schedulers": list(SCHEDULERS), "swl_limits": limits, "rows": rows,
                               "failed": failed, "class_means": means, "paper_fig8": PAPER_FIG8,
                               "fig12_means": fig12,

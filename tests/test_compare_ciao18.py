@@ -123,8 +123,9 @@ def test_a_comparison_resumes_from_its_store(tmp_path, monkeypatch):
     store = ResultsStore(tmp_path / "store")
     first = run_comparison(names, 0.02, g, [2, 48], store=store)
     assert (first.made, first.reused) == (7, 0) and len(list((tmp_path / "store" / "points").iterdir())) == 7
+    assert first.trace_loads == 1  # in one process the benchmark's 7 runs share its trace
     again = run_comparison(names, 0.02, g, [2, 48], store=ResultsStore(tmp_path / "store"))
-    assert (again.made, again.reused) == (0, 7)
+    assert (again.made, again.reused, again.trace_loads) == (0, 7, 0)
     assert _untimed(again.rows) == _untimed(first.rows)
     assert again.rows[0]["time"] == first.rows[0]["time"]  # the runs' own times, kept in the store
     # statPCAL's token count is Best-SWL's limit, whichever process chose it.
@@ -197,7 +198,35 @@ def test_two_workers_give_the_one_process_results(tmp_path, monkeypatch):
     for d in docs.values():
         for row in d["rows"]:
             assert row.pop("time")["cpu_seconds"] > 0
+    # One process loads each benchmark's trace once; on the cluster each worker makes one
+    # benchmark's runs in a row, so it loads each trace at most once (_on_dask's queue order).
+    assert docs["1"]["trace_loads"] == 2 and 2 <= docs["2"]["trace_loads"] <= 4
     assert [r["workload"] for r in docs["2"]["rows"]] == ["ciao18/atax", "ciao18/syrk"]
     assert docs["2"]["rows"] == docs["1"]["rows"]
     assert docs["2"]["class_means"] == docs["1"]["class_means"]
     assert docs["2"]["fig12_means"] == docs["1"]["fig12_means"]
+
+
+def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypatch):
+    # Every run of a 4-benchmark comparison (profile points after GTO's run, statPCAL after the
+    # profile), each a task that only says which worker made it: a worker keeps the trace of its
+    # last run, so it should visit each benchmark once.
+    from golden.experiments import ciao18_runs
+    from tests.fake_ciao18_task import fake_task
+
+    monkeypatch.setattr(ciao18_runs, "make_task", fake_task)
+    g, limits = preset("ciao18"), [2, 8, 48]
+    names = ["ciao18/atax", "ciao18/bicg", "ciao18/syrk", "ciao18/mvt"]
+    plans = {n: comparison_runs(n, g, limits) for n in names}
+    made: list[tuple[int, str]] = []
+    ciao18_runs._on_dask(plans, 0.05, g, limits, {}, lambda nr, rec: made.append((rec["pid"], nr[0])),
+                         2, None)
+    assert len(made) == sum(map(len, plans.values()))
+    visits = {}  # each worker's benchmarks, in the order it made their runs
+    for pid, name in made:
+        order = visits.setdefault(pid, [])
+        if not order or order[-1] != name:
+            order.append(name)
+    assert len(visits) == 2  # both workers made runs
+    for order in visits.values():
+        assert len(order) == len(set(order)), order

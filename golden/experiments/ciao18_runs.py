@@ -7,8 +7,9 @@ benchmark and builds its row (:func:`~golden.experiments.ciao18.comparison_row`)
 * as one Dask task per run on the sweep engine's cluster
   (:func:`~golden.experiments.sweep.engine.dask_client`). statPCAL's runs, which take Best-SWL's
   limit, are tasks whose inputs are the profile's tasks: Dask starts each the moment its profile is
-  done, at a higher priority than the runs still queued, so no benchmark waits for another and the
-  last run to finish is at most one run long after the others.
+  done, before the runs still queued, so no benchmark waits for another and the last run to finish
+  is at most one run long after the others. A worker keeps the workload of its last run, and the
+  tasks are handed out so that it makes one benchmark's runs in a row (:func:`_on_dask`).
 
 With a :class:`~golden.experiments.sweep.store.ResultsStore`, every run is filed the moment it
 finishes (by this process; a worker never writes) and a run the store already has is not made
@@ -54,13 +55,15 @@ __all__ = ["Comparison", "run_comparison", "make_task", "run_key"]
 _LAST: list = [None]
 
 
-def _workload(name: str, scale: float) -> Workload:
+def _workload(name: str, scale: float) -> tuple[Workload, bool]:
+    """The built-in workload ``name`` at ``scale``, and whether this call built it (loaded its trace)."""
     last = _LAST[0]
-    if last is None or last[:2] != (name, scale):
-        _LAST[0] = None  # let the previous trace go before the next one loads
-        _LAST[0] = (name, scale, registry.build(name, scale))
-        keep_programs(_LAST[0][2].kernels)  # built at the first run, reused by the next ones
-    return _LAST[0][2]
+    if last is not None and last[:2] == (name, scale):
+        return last[2], False
+    _LAST[0] = None  # let the previous trace go before the next one loads
+    _LAST[0] = (name, scale, registry.build(name, scale))
+    keep_programs(_LAST[0][2].kernels)  # built at the first run, reused by the next ones
+    return _LAST[0][2], True
 
 
 def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
@@ -76,16 +79,20 @@ def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | No
     Returns
     -------
     dict
-        ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU}``, and
-        ``"unbound": True`` for a point whose result is GTO's.
+        ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU, "trace_loaded": whether
+        this process built the workload for the run (its trace was not the one kept from the
+        process's last run)}``, and ``"unbound": True`` for a point whose result is GTO's.
     """
     t0, c0 = time.perf_counter(), time.process_time()
     if gto is not None and unbound_limit(run, gto["result"]):
         return {"result": dict(gto["result"], warp_limit=run.warp_limit), "unbound": True,
-                "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+                "trace_loaded": False, "seconds": time.perf_counter() - t0,
+                "cpu_seconds": time.process_time() - c0}
     tokens = best_swl(gpu, limits, [p["result"] for p in profile]) if run.tokens else None
-    result = make_run(_workload(run.workload, scale), gpu, run, tokens)
-    return {"result": result, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+    workload, loaded = _workload(run.workload, scale)
+    result = make_run(workload, gpu, run, tokens)
+    return {"result": result, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+            "trace_loaded": loaded}
 
 
 def run_key(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | None, code: str) -> str:
@@ -119,6 +126,10 @@ class Comparison:
         result is GTO's, nothing was simulated (:func:`~golden.experiments.ciao18.unbound_limit`).
     cpu_seconds : float
         CPU seconds of the runs made by this call (on workers, where they ran).
+    trace_loads : int
+        Of the runs made, those whose process built the workload (loaded its trace and built its
+        timing-model programs) rather than keep it from its previous run: at least one per
+        benchmark and process that ran it.
     """
 
     rows: list[dict] = field(default_factory=list)
@@ -127,6 +138,7 @@ class Comparison:
     reused: int = 0
     unbound: int = 0
     cpu_seconds: float = 0.0
+    trace_loads: int = 0
 
 
 def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
@@ -184,6 +196,7 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         out.made += 1
         out.unbound += bool(rec.get("unbound"))
         out.cpu_seconds += rec["cpu_seconds"]
+        out.trace_loads += bool(rec.get("trace_loaded"))
         if store is not None:
             store.put({"key": keys[nr], "params": {"workload": nr[0], **asdict(nr[1]), "scale": scale},
                        "metrics": rec["result"], "seconds": rec["seconds"], "cpu_seconds": rec["cpu_seconds"],
@@ -234,12 +247,21 @@ def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: 
             for i, run in enumerate(runs):
                 if (n, run) in done:
                     continue
-                key = f"gpucache-ciao18-{tag}-{n.replace('/', '-')}-{i}"
+                # A worker keeps the trace of its last run, so it should make one benchmark's runs
+                # in a row. Runs that wait for no other ("run" keys: Dask groups tasks by their
+                # keys' leading words, and this group's are root tasks) wait in the scheduler's
+                # queue in the order submitted (benchmark after benchmark), and a worker is sent
+                # the next one only when it is free (the sweep cluster's SCHEDULER_QUEUE). A run
+                # that waits for others ("after": a profile point for GTO's run, statPCAL for the
+                # profile) is sent, as soon as they are done, to the worker that made them, which
+                # has their trace and makes it next.
+                kind = "after" if run.tokens or is_profile_point(run) else "run"
+                key = f"gpucache-{kind}-{tag}-{n.replace('/', '-')}-{i}"
                 if run.tokens:
                     # Inputs: the profile's done records or futures; Dask runs the task after them.
                     profile = [done.get((n, p)) or futures[n, p] for p in profile_runs(n, gpu, limits)]
                     futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *profile,
-                                                    key=key, pure=False, priority=1)
+                                                    key=key, pure=False)
                 elif is_profile_point(run):
                     # After GTO's run, which may make it unnecessary (make_task).
                     gto = done.get((n, Run(n, "gto"))) or futures[n, Run(n, "gto")]

@@ -70,6 +70,13 @@ class SweepOutcome:
 #: Dask worker memory settings of every sweep cluster: no spilling and no pause (``dask_client``).
 WORKER_MEMORY = {f"distributed.worker.memory.{k}": False for k in ("target", "spill", "pause")}
 
+#: The scheduler of every local sweep cluster sends a worker its next queued task only when the
+#: worker is free (Dask's default, 1.1, sends one ahead). The next task is then chosen after the
+#: tasks waiting for the one just finished are placed, so a ciao18 comparison's worker makes a
+#: profile point after GTO's run of its benchmark before it moves on to the next benchmark's trace
+#: (``golden.experiments.ciao18_runs``). A run is seconds to minutes long; the round trip is not.
+SCHEDULER_QUEUE = {"distributed.scheduler.worker-saturation": 1.0}
+
 
 @contextlib.contextmanager
 def dask_client(scheduler: str | None = None, workers: int = 2,
@@ -111,7 +118,8 @@ def dask_client(scheduler: str | None = None, workers: int = 2,
         # it above 80% of that share and never resume it, since nothing then runs to free the memory (a
         # scale-1 ciao18 comparison stalled with both workers idle at 86% of their shares). Runs hold no
         # Dask data to spill; a worker that grows past 95% is still restarted and its run retried.
-        with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries, **WORKER_MEMORY}):
+        with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries, **WORKER_MEMORY,
+                              **SCHEDULER_QUEUE}):
             if scheduler is not None:
                 try:
                     client = Client(scheduler, timeout="20s")
