@@ -18,6 +18,7 @@ from golden.experiments.ciao18 import (
     Run,
     comparison_runs,
     fig11_workload,
+    profile_runs,
     run_point,
     unbound_limit,
 )
@@ -207,10 +208,12 @@ def test_two_workers_give_the_one_process_results(tmp_path, monkeypatch):
     assert docs["2"]["fig12_means"] == docs["1"]["fig12_means"]
 
 
-def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypatch):
+@pytest.mark.parametrize("profiled", [False, True], ids=["fresh", "profile-in-store"])
+def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypatch, profiled):
     # Every run of a 4-benchmark comparison (profile points after GTO's run, statPCAL after the
     # profile), each a task that only says which worker made it: a worker keeps the trace of its
-    # last run, so it should visit each benchmark once.
+    # last run, so it should visit each benchmark once. With the profile done (a comparison after
+    # --profile-only), statPCAL waits for nothing and is queued with the other runs.
     from golden.experiments import ciao18_runs
     from tests.fake_ciao18_task import fake_task
 
@@ -218,10 +221,11 @@ def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypa
     g, limits = preset("ciao18"), [2, 8, 48]
     names = ["ciao18/atax", "ciao18/bicg", "ciao18/syrk", "ciao18/mvt"]
     plans = {n: comparison_runs(n, g, limits) for n in names}
+    done = {(n, p): {"result": {}} for n in names for p in profile_runs(n, g, limits)} if profiled else {}
     made: list[tuple[int, str]] = []
-    ciao18_runs._on_dask(plans, 0.05, g, limits, {}, lambda nr, rec: made.append((rec["pid"], nr[0])),
+    ciao18_runs._on_dask(plans, 0.05, g, limits, done, lambda nr, rec: made.append((rec["pid"], nr[0])),
                          2, None)
-    assert len(made) == sum(map(len, plans.values()))
+    assert len(made) == sum(map(len, plans.values())) - len(done)
     visits = {}  # each worker's benchmarks, in the order it made their runs
     for pid, name in made:
         order = visits.setdefault(pid, [])

@@ -240,35 +240,31 @@ def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: 
     tag = uuid.uuid4().hex[:8]
     first: BaseException | None = None
     with dask_client(scheduler, workers) as client:
-        from distributed import as_completed
+        from distributed import Future, as_completed
 
         futures: dict = {}  # (name, run) -> future
         for n, runs in plans.items():
             for i, run in enumerate(runs):
                 if (n, run) in done:
                     continue
+                # Inputs are done records or futures; Dask runs the task after its futures.
+                inputs: tuple = ()
+                after: dict = {}
+                if run.tokens:  # statPCAL: Best-SWL's profile chooses its token count
+                    inputs = tuple(done.get((n, p)) or futures[n, p] for p in profile_runs(n, gpu, limits))
+                elif is_profile_point(run):  # GTO's run may make it unnecessary (make_task)
+                    after = {"gto": done.get((n, Run(n, "gto"))) or futures[n, Run(n, "gto")]}
                 # A worker keeps the trace of its last run, so it should make one benchmark's runs
                 # in a row. Runs that wait for no other ("run" keys: Dask groups tasks by their
                 # keys' leading words, and this group's are root tasks) wait in the scheduler's
                 # queue in the order submitted (benchmark after benchmark), and a worker is sent
                 # the next one only when it is free (the sweep cluster's SCHEDULER_QUEUE). A run
-                # that waits for others ("after": a profile point for GTO's run, statPCAL for the
-                # profile) is sent, as soon as they are done, to the worker that made them, which
-                # has their trace and makes it next.
-                kind = "after" if run.tokens or is_profile_point(run) else "run"
-                key = f"gpucache-{kind}-{tag}-{n.replace('/', '-')}-{i}"
-                if run.tokens:
-                    # Inputs: the profile's done records or futures; Dask runs the task after them.
-                    profile = [done.get((n, p)) or futures[n, p] for p in profile_runs(n, gpu, limits)]
-                    futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *profile,
-                                                    key=key, pure=False)
-                elif is_profile_point(run):
-                    # After GTO's run, which may make it unnecessary (make_task).
-                    gto = done.get((n, Run(n, "gto"))) or futures[n, Run(n, "gto")]
-                    futures[n, run] = client.submit(make_task, run, scale, gpu, limits, gto=gto, key=key,
-                                                    pure=False)
-                else:
-                    futures[n, run] = client.submit(make_task, run, scale, gpu, limits, key=key, pure=False)
+                # that waits for others ("after") is sent, as soon as they are done, to the worker
+                # that made them, which has their trace and makes it next.
+                waits = any(isinstance(x, Future) for x in (*inputs, *after.values()))
+                key = f"gpucache-{'after' if waits else 'run'}-{tag}-{n.replace('/', '-')}-{i}"
+                futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *inputs, key=key,
+                                                pure=False, **after)
         which = {f.key: nr for nr, f in futures.items()}
         for fut in as_completed(list(futures.values())):
             nr = which[fut.key]
