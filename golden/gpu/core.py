@@ -34,7 +34,7 @@ import numpy as np
 
 from golden.cache import engine
 from golden.cache.bound_hooks import bind, hook_key, level_refs, level_states
-from golden.cache.by_ref import by_ref
+from golden.cache.by_ref import by_ref, frozen
 
 # The engine's phases and header layout. _compile binds these names to the compiled copies of
 # one engine family (golden.cache.engine.family_globals); the imports give them to readers and linters.
@@ -2157,12 +2157,12 @@ def _blame(K, S):
 def _step(buf_arr, K, S, P, h1, h2, h3, budget):
     # The state and the kernel's arrays go by reference (golden.cache.by_ref): by value, every call
     # below would copy some 250 words.
-    _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), _engine_hooks(h1), _engine_hooks(h2), _engine_hooks(h3),
-          budget)
+    _loop(_ptr(buf_arr), frozen(K), by_ref(S), by_ref(P), _engine_hooks(h1), _engine_hooks(h2),
+          _engine_hooks(h3), budget)
 
 
 def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
-    _loop(_ptr(buf_arr), K, by_ref(S), by_ref(P), level_refs(h1), level_refs(h2), level_refs(h3),
+    _loop(_ptr(buf_arr), frozen(K), by_ref(S), by_ref(P), level_refs(h1), level_refs(h2), level_refs(h3),
           budget)
 
 
@@ -2187,7 +2187,7 @@ def _globals(hooked: bool) -> dict:
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, event_advance=event_advance,
                  event_due=event_due, event_pop=event_pop, event_push=event_push,
                  event_top_time=event_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
-                 level_refs=level_refs, by_ref=by_ref)
+                 level_refs=level_refs, by_ref=by_ref, frozen=frozen)
     return names
 
 
