@@ -25,10 +25,9 @@ the store that fills the slot.
 :func:`frozen` gives the same promise for the data of a one-dimensional array
 that compiled code only reads (the timing model's configuration vector ``K``).
 
-Measured (2026-11-29, session 43): GTO on ``ciao18/pvc`` at 0.1, whole
-``gpucache run`` one process at a time, alternating, median CPU of 3: 18.8 s
-before, 17.0 s with invariant field loads, 16.3 s with ``K`` frozen too; every
-result equal (``docs/timing.md``, "Speed").
+Measured (2026-11-29, session 43; ``docs/timing.md``, "Speed"): GTO's
+simulation of ``ciao18/pvc`` at 0.25 takes 14% less on average over six
+alternating rounds; at scale 1 no gain shows. Every result is equal.
 """
 
 from __future__ import annotations
