@@ -48,7 +48,12 @@ from numba.core.typing.templates import (
 )
 from numba.np.arrayobj import make_array
 
-__all__ = ["Frozen", "TupleRef", "by_ref", "frozen", "stored"]
+__all__ = ["Frozen", "TupleRef", "array_data", "by_ref", "frozen", "stored"]
+
+
+def array_data(context, builder, arr, value):
+    """Codegen: the data pointer of ``value``, an array of numba type ``arr``."""
+    return make_array(arr)(context, builder, value=value).data
 
 
 def _invariant(builder, load):
@@ -163,6 +168,6 @@ def frozen(typingctx, arr):
         return None
 
     def codegen(context, builder, sig, args):
-        return make_array(arr)(context, builder, value=args[0]).data
+        return array_data(context, builder, arr, args[0])
 
     return Frozen(arr.dtype)(arr), codegen

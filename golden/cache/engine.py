@@ -54,6 +54,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
+from golden.cache.by_ref import array_data
 from golden.cache.hooks import HOOK_SPECS, Access, at_level, dispatcher_source
 from golden.cache.indexing import index_params, set_index
 from golden.cache.replacement import (
@@ -307,7 +308,7 @@ def _ptr(typingctx, arr):
         return None
 
     def codegen(context, builder, sig, args):
-        return make_array(arr)(context, builder, value=args[0]).data
+        return array_data(context, builder, arr, args[0])
 
     return types.CPointer(arr.dtype)(arr), codegen
 
