@@ -3,7 +3,8 @@
 One factor: every ciao18 benchmark's CIAO-T, CIAO-P and CIAO-C run again with the policy
 parameters given by ``--set`` (for example ``examine=all``: every resident warp at each epoch's
 end, where the preset's reading is ``"front"``; ``vta_ways=16``: 16 VTA tags per warp instead of
-8; ``high_cutoff=0.005``; ``docs/policies/ciao18.md``), on the sweep engine's Dask cluster, and
+8; ``high_cutoff=0.005``; ``irs_counts=epoch``: Eq. 1's counts over the last high epoch;
+``docs/policies/ciao18.md``), on the sweep engine's Dask cluster, and
 printed as IPC over GTO beside the same schedulers' ratios in a ``gpucache compare --suite ciao18
 --json`` file of the same scale (its GTO runs are the baseline; the code must be the same, or the
 ratios mix two models). Geometric means per class and over all benchmarks, with Fig. 8's.

@@ -21,6 +21,8 @@ from golden.gpu.model import TimingModel
 from golden.policies import get_policy
 from golden.policies.ciao18 import (
     S_INSERTS,
+    S_REACTIVATIONS,
+    S_STALLS,
     S_VTA_HITS,
     _ccws_throttle,
     sched_on_evict,
@@ -450,10 +452,37 @@ def test_ccws_scores_decay_per_cycle():
     assert ps.score[0] == 750
 
 
+@pytest.mark.parametrize("irs_counts", ["kernel", "epoch"])
+def test_irs_counts_run_over_the_kernel_or_the_high_epoch(irs_counts):
+    """Warp 1 interferes with warp 0; a high epoch stalls it, the next low epoch tests IRS_0 again.
+
+    Over the kernel, warp 0's 5 VTA hits in 110 instructions (2 warps) are still over the low
+    cut-off, so warp 1 stays stalled; over the epoch, warp 0 has had no hit since the high epoch
+    ended, so warp 1 is reactivated.
+    """
+    ps, ctl = _sched("ciao-t", W=2, instructions="warp", high_epoch=100, low_epoch=10, examine="all",
+                     irs_counts=irs_counts)
+    ps.ilw[:2] = (1, 1)  # warp 1 interfered last with both
+    ps.hits[0] = 5
+    ctl.inst[0] = 100
+    sched_on_hit(ps, _acc(c=0, kernel=0))  # the high epoch's end: IRS_0 = 5 / (100 / 2) = 0.1
+    assert list(ctl.blocked) == [0, 1] and ps.st[S_STALLS] == 1
+    ctl.inst[0] = 110
+    sched_on_hit(ps, _acc(c=0, kernel=0))  # a low epoch's end: warp 1 examined for release
+    assert list(ctl.blocked) == ([0, 1] if irs_counts == "kernel" else [0, 0])
+    assert ps.st[S_REACTIVATIONS] == (0 if irs_counts == "kernel" else 1)
+
+
+def test_irs_counts_per_epoch_cannot_be_recorded():
+    with pytest.raises(ValueError, match="^irs_counts: 'epoch' cannot be recorded"):
+        get_policy("ciao-c", irs_counts="epoch", log_sm=0)
+
+
 @pytest.mark.parametrize(("name", "kw", "field"), [
     ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
     ("ciao-c", {"examine": "back"}, "examine"), ("ciao-p", {"instructions": "lane"}, "instructions"),
+    ("ciao-t", {"irs_counts": "window"}, "irs_counts"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
     ("ccws", {"vta_ways": 12}, "ways"), ("ccws", {"k_wsc": 0}, "k_wsc"),
     ("ccws", {"vta_ways": 1}, "vta_ways"), ("statpcal", {"tokens": 0}, "tokens"),

@@ -16,7 +16,8 @@ list entry with the evicting warp (``golden.units.ciao_interference.update_entry
 the unit model's own function compiled with numba). IRS_i follows Eq. 1,
 tested without a division (``golden.units.ciao_irs.over_pq``); its
 instructions, and the epochs', are thread instructions by default
-(``instructions``). At the end of a low cut-off epoch (every
+(``instructions``); its counts run from the kernel's start
+(``irs_counts``). At the end of a low cut-off epoch (every
 ``low_epoch`` instructions of the SM) the warp at the front of the
 SM's warp list is examined (``examine="front"``,
 Algorithm 1 as written: the list is the resident warps in slot order and
@@ -97,8 +98,8 @@ CCWS_VTA_SETS = 2
 
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
- P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE, P_INST_WEIGHT) = range(19)
-N_PARAMS = P_INST_WEIGHT + 1
+ P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE, P_INST_WEIGHT, P_IRS_WINDOW) = range(20)
+N_PARAMS = P_IRS_WINDOW + 1
 #: Which warps an epoch's end examines (CIAO's ``examine``; p[P_EXAMINE]).
 EXAMINE = {"front": 0, "all": 1}
 EXAMINE_FRONT = EXAMINE["front"]
@@ -106,6 +107,11 @@ EXAMINE_FRONT = EXAMINE["front"]
 #: instruction adds): warp instructions, or thread instructions as GPGPU-Sim counts them (a warp
 #: instruction adds its threads; the timing model's warps are full, so 32).
 INSTRUCTIONS = {"warp": 1, "thread": WARP_SIZE}
+#: Over which instructions Eq. 1's counts run (``irs_counts``; p[P_IRS_WINDOW]): from the kernel's
+#: start (Section V-F: the VTA-hit counters reset at each kernel), or from the end of the last high
+#: cut-off epoch (an experiment: IRS "in a given epoch"; docs/policies/ciao18.md).
+IRS_COUNTS = {"kernel": 0, "epoch": 1}
+IRS_PER_EPOCH = IRS_COUNTS["epoch"]
 # st[]: statistics.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM) = range(10)
@@ -121,6 +127,7 @@ SchedState = namedtuple("SchedState", [
     "cgw",  # per (SM, slot): CCWS, the warp whose counts the slot holds (a new warp starts them again)
     "order",  # per (SM, slot): CCWS's stack of the SM's warps by score (scratch)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM (last: CCWS's last decay cycle)
+    "hbase", "ibase",  # per (SM, slot) and per SM: VTA hits and N at the IRS window's start (irs_counts)
     "front",  # per SM: the slot CIAO examined last (examine="front": the next resident one is the front)
     "p", "st",
     # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
@@ -140,6 +147,24 @@ def _sm_inst(ps, sm):
     """``N`` of Eq. 1 and the epochs' count: ``sm``'s instructions since its kernel started, in the unit
     ``instructions`` names (each warp instruction adds p[P_INST_WEIGHT])."""
     return (ps.inst[sm] - ps.inst0[sm]) * ps.p[P_INST_WEIGHT]
+
+
+@nb.njit(cache=True, nogil=True)
+def _irs_over(ps, sm, g, n, active, p, q):
+    """Eq. 1's ``IRS > p / q`` for slot ``g`` of ``sm`` at the SM's count ``n``, over the IRS window:
+    the counts since the kernel's start, or since the last high cut-off epoch (``irs_counts``)."""
+    return _over(ps.hits[g] - ps.hbase[g], n - ps.ibase[sm], active, p, q)
+
+
+@nb.njit(cache=True, nogil=True)
+def _new_window(ps, sm, n):
+    """A high cut-off epoch of ``sm`` ended: with ``irs_counts="epoch"`` Eq. 1 counts afresh from here."""
+    if ps.p[P_IRS_WINDOW] != IRS_PER_EPOCH:
+        return
+    W = ps.p[P_W]
+    for s in range(W):
+        ps.hbase[sm * W + s] = ps.hits[sm * W + s]
+    ps.ibase[sm] = n
 
 
 @nb.njit(cache=True, nogil=True)
@@ -176,9 +201,9 @@ def _rec_irs(ps, sm, kind, wid, low, high, t):
         row.kind, row.wid, row.inst, row.active, row.access = kind, wid, n, active, t
         row.low, row.high = low, high
         if kind == ciao_irs.TX_QUERY:
-            h = ps.hits[sm * p[P_W] + wid]
-            row.over_high = 1 if _over(h, n, active, p[P_HI_P], p[P_HI_Q]) else 0
-            row.over_low = 1 if _over(h, n, active, p[P_LO_P], p[P_LO_Q]) else 0
+            g = sm * p[P_W] + wid
+            row.over_high = 1 if _irs_over(ps, sm, g, n, active, p[P_HI_P], p[P_HI_Q]) else 0
+            row.over_low = 1 if _irs_over(ps, sm, g, n, active, p[P_LO_P], p[P_LO_Q]) else 0
 
 
 @nb.njit(cache=True, nogil=True)
@@ -233,6 +258,7 @@ def _new_kernel(ps, sm, kernel, t):
     for s in range(W):
         g = sm * W + s
         ps.hits[g] = 0
+        ps.hbase[g] = 0
         ps.ilw[g] = s
         ps.ilc[g] = 0
         ps.score[g] = ps.p[P_BASE]
@@ -243,6 +269,7 @@ def _new_kernel(ps, sm, kernel, t):
             ps.vvalid[g * ps.p[P_WAYS] + w] = 0
     ps.kern[sm] = kernel
     ps.inst0[sm] = ps.inst[sm]
+    ps.ibase[sm] = 0
     ps.nlow[sm] = ps.p[P_LO_E]
     ps.nhigh[sm] = ps.p[P_HI_E]
     ps.front[sm] = -1  # the warp list starts at slot 0
@@ -264,7 +291,7 @@ def _still_interfered(ps, sm, base, k, kgw, n, active, t):
         return False
     if _logs(ps, sm):
         _rec_irs(ps, sm, ciao_irs.TX_QUERY, k, 0, 0, t)
-    return _over(ps.hits[base + k], n, active, p[P_LO_P], p[P_LO_Q])
+    return _irs_over(ps, sm, base + k, n, active, p[P_LO_P], p[P_LO_Q])
 
 
 @nb.njit(cache=True, nogil=True)
@@ -375,6 +402,8 @@ def _epochs(ps, sm, t):
     if p[P_EXAMINE] == EXAMINE_FRONT:
         only = _front(ps, sm, base, W)
         if only < 0:
+            if high:
+                _new_window(ps, sm, n)
             return
     if low:
         for s in range(W):
@@ -394,7 +423,7 @@ def _epochs(ps, sm, t):
                 continue
             if log:
                 _rec_irs(ps, sm, ciao_irs.TX_QUERY, s, 0, 0, t)
-            if not _over(ps.hits[g], n, active, p[P_HI_P], p[P_HI_Q]):
+            if not _irs_over(ps, sm, g, n, active, p[P_HI_P], p[P_HI_Q]):
                 continue
             j = ps.ilw[g]
             if log:
@@ -403,6 +432,7 @@ def _epochs(ps, sm, t):
             if j == s or ps.warp[gj] < 0 or ps.blocked[gj]:
                 continue
             _isolate(ps, sm, base, s, gj, t)
+        _new_window(ps, sm, n)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -726,6 +756,7 @@ class _VtaScheduler(Policy):
             score=np.zeros(per_slot, np.int64), cgw=np.full(per_slot, -1, np.int64),
             order=np.zeros(per_slot, np.int64),
             kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
+            hbase=np.zeros(per_slot, np.int64), ibase=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64),
             front=np.full(n, -1, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
@@ -787,6 +818,11 @@ class CiaoT(_VtaScheduler):
         What the epochs and Eq. 1's ``N_executed-inst`` count: ``"thread"`` (default: each warp
         instruction counts its 32 threads, as GPGPU-Sim and the paper count instructions;
         ``docs/policies/ciao18.md``) or ``"warp"`` (warp instructions).
+    irs_counts : str
+        Over which instructions Eq. 1's VTA hits and ``N_executed-inst`` count: ``"kernel"``
+        (default: from the kernel's start, the counters resetting only there, Section V-F) or
+        ``"epoch"`` (from the end of the last high cut-off epoch: an experiment, not recordable,
+        since the IRS unit counts per kernel).
     vta_ways : int
         VTA tags per warp (8).
     log_sm : int, optional
@@ -806,16 +842,22 @@ class CiaoT(_VtaScheduler):
 
     def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
                  high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, examine: str = "front",
-                 instructions: str = "thread", vta_ways: int = VTA_WAYS, log_sm: int | None = None,
-                 log_capacity: int = 1 << 20) -> None:
+                 instructions: str = "thread", irs_counts: str = "kernel", vta_ways: int = VTA_WAYS,
+                 log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
         self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
         if examine not in EXAMINE:
             raise ValueError(f"examine: {examine!r} is not one of {', '.join(map(repr, EXAMINE))}")
         if instructions not in INSTRUCTIONS:
             raise ValueError(f"instructions: {instructions!r} is not one of "
                              f"{', '.join(map(repr, INSTRUCTIONS))}")
+        if irs_counts not in IRS_COUNTS:
+            raise ValueError(f"irs_counts: {irs_counts!r} is not one of {', '.join(map(repr, IRS_COUNTS))}")
+        if irs_counts != "kernel" and log_sm is not None:
+            raise ValueError(f"irs_counts: {irs_counts!r} cannot be recorded (log_sm): the IRS unit's "
+                             "counters run over the kernel")
         self.examine = examine
         self.instructions = instructions
+        self.irs_counts = irs_counts
         self.high_cutoff, self.low_cutoff = high_cutoff, low_cutoff
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
         super().__init__(vta_ways, log_sm, log_capacity)
@@ -827,12 +869,13 @@ class CiaoT(_VtaScheduler):
         p[[P_HI_E, P_LO_E]] = (self.high_epoch, self.low_epoch)
         p[P_EXAMINE] = EXAMINE[self.examine]
         p[P_INST_WEIGHT] = INSTRUCTIONS[self.instructions]
+        p[P_IRS_WINDOW] = IRS_COUNTS[self.irs_counts]
         return p
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
         w = gpu.max_warps_per_sm
         return {**super().storage_bits(gpu), "l1.interference_list": 64 * 8, "l1.pair_list": 64 * 12 + 2 * w,
-                "l1.irs": w * 32 + 32}
+                "l1.irs": (w * 32 + 32) * (2 if self.irs_counts == "epoch" else 1)}  # + the window's bases
 
     def units(self) -> tuple[str, ...]:
         return ("ciao_vta", "ciao_interference", "ciao_pair_list", "ciao_irs")
