@@ -473,6 +473,24 @@ def test_irs_counts_run_over_the_kernel_or_the_high_epoch(irs_counts):
     assert ps.st[S_REACTIVATIONS] == (0 if irs_counts == "kernel" else 1)
 
 
+@pytest.mark.parametrize("active_warps", ["resident", "unstalled"])
+def test_active_warps_count_the_resident_or_the_unstalled(active_warps):
+    """Two of 4 resident warps are stalled; warp 0's 1 VTA hit in 100 instructions is tested at 3%.
+
+    IRS_0 = 1 / (100 / A): 0.04 over the 4 resident warps, so warp 0's interferer (warp 1) is
+    stalled; 0.02 over the 2 unstalled ones, so nothing happens.
+    """
+    ps, ctl = _sched("ciao-t", W=4, instructions="warp", high_epoch=100, low_epoch=1000, examine="all",
+                     high_cutoff=0.03, low_cutoff=0.015, active_warps=active_warps)
+    ctl.blocked[2:4] = 1
+    ps.ilw[:4] = (1, 0, 0, 0)
+    ps.hits[0] = 1
+    ctl.inst[0] = 100
+    sched_on_hit(ps, _acc(c=0, kernel=0))  # the high epoch's end
+    assert ps.nact[0] == (4 if active_warps == "resident" else 2)
+    assert list(ctl.blocked) == ([0, 1, 1, 1] if active_warps == "resident" else [0, 0, 1, 1])
+
+
 def test_irs_counts_per_epoch_cannot_be_recorded():
     with pytest.raises(ValueError, match="^irs_counts: 'epoch' cannot be recorded"):
         get_policy("ciao-c", irs_counts="epoch", log_sm=0)
@@ -482,7 +500,7 @@ def test_irs_counts_per_epoch_cannot_be_recorded():
     ("ciao-t", {"high_cutoff": 0}, "high_cutoff"), ("ciao-t", {"low_cutoff": -0.1}, "low_cutoff"),
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
     ("ciao-c", {"examine": "back"}, "examine"), ("ciao-p", {"instructions": "lane"}, "instructions"),
-    ("ciao-t", {"irs_counts": "window"}, "irs_counts"),
+    ("ciao-t", {"irs_counts": "window"}, "irs_counts"), ("ciao-c", {"active_warps": "all"}, "active_warps"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
     ("ccws", {"vta_ways": 12}, "ways"), ("ccws", {"k_wsc": 0}, "k_wsc"),
     ("ccws", {"vta_ways": 1}, "vta_ways"), ("statpcal", {"tokens": 0}, "tokens"),

@@ -17,7 +17,8 @@ the unit model's own function compiled with numba). IRS_i follows Eq. 1,
 tested without a division (``golden.units.ciao_irs.over_pq``); its
 instructions, and the epochs', are thread instructions by default
 (``instructions``); its counts run from the kernel's start
-(``irs_counts``). At the end of a low cut-off epoch (every
+(``irs_counts``) and its ``N_active-warp`` counts the warps not stalled
+(``active_warps``). At the end of a low cut-off epoch (every
 ``low_epoch`` instructions of the SM) the warp at the front of the
 SM's warp list is examined (``examine="front"``,
 Algorithm 1 as written: the list is the resident warps in slot order and
@@ -98,8 +99,9 @@ CCWS_VTA_SETS = 2
 
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
- P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE, P_INST_WEIGHT, P_IRS_WINDOW) = range(20)
-N_PARAMS = P_IRS_WINDOW + 1
+ P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE, P_INST_WEIGHT, P_IRS_WINDOW,
+ P_ACTIVE) = range(21)
+N_PARAMS = P_ACTIVE + 1
 #: Which warps an epoch's end examines (CIAO's ``examine``; p[P_EXAMINE]).
 EXAMINE = {"front": 0, "all": 1}
 EXAMINE_FRONT = EXAMINE["front"]
@@ -112,6 +114,11 @@ INSTRUCTIONS = {"warp": 1, "thread": WARP_SIZE}
 #: cut-off epoch (an experiment: IRS "in a given epoch"; docs/policies/ciao18.md).
 IRS_COUNTS = {"kernel": 0, "epoch": 1}
 IRS_PER_EPOCH = IRS_COUNTS["epoch"]
+#: Which warps Eq. 1's ``N_active-warp`` counts (``active_warps``; p[P_ACTIVE]): the SM's resident
+#: warps, stalled ones included (the reading before session 44), or those not stalled (Algorithm 1
+#: calls a warp with V = 1 active; the default).
+ACTIVE_WARPS = {"resident": 0, "unstalled": 1}
+ACTIVE_UNSTALLED = ACTIVE_WARPS["unstalled"]
 # st[]: statistics.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM) = range(10)
@@ -128,6 +135,7 @@ SchedState = namedtuple("SchedState", [
     "order",  # per (SM, slot): CCWS's stack of the SM's warps by score (scratch)
     "kern", "inst0", "nlow", "nhigh", "last",  # per SM (last: CCWS's last decay cycle)
     "hbase", "ibase",  # per (SM, slot) and per SM: VTA hits and N at the IRS window's start (irs_counts)
+    "nact",  # per SM: N_active-warp at the start of the SM's last epoch (active_warps)
     "front",  # per SM: the slot CIAO examined last (examine="front": the next resident one is the front)
     "p", "st",
     # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
@@ -154,6 +162,19 @@ def _irs_over(ps, sm, g, n, active, p, q):
     """Eq. 1's ``IRS > p / q`` for slot ``g`` of ``sm`` at the SM's count ``n``, over the IRS window:
     the counts since the kernel's start, or since the last high cut-off epoch (``irs_counts``)."""
     return _over(ps.hits[g] - ps.hbase[g], n - ps.ibase[sm], active, p, q)
+
+
+@nb.njit(cache=True, nogil=True)
+def _active(ps, sm):
+    """Eq. 1's ``N_active-warp`` of ``sm`` now: resident warps, or those not stalled (``active_warps``)."""
+    if ps.p[P_ACTIVE] != ACTIVE_UNSTALLED:
+        return ps.resident[sm]
+    W = ps.p[P_W]
+    n = 0
+    for g in range(sm * W, sm * W + W):
+        if ps.warp[g] >= 0 and ps.blocked[g] == 0:
+            n += 1
+    return np.int64(n)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -196,7 +217,8 @@ def _rec_irs(ps, sm, kind, wid, low, high, t):
     if r >= 0:
         p = ps.p
         n = _sm_inst(ps, sm)
-        active = ps.resident[sm]
+        # A test's N_active-warp is its epoch's (the unit reads it only with a test).
+        active = ps.nact[sm] if kind == ciao_irs.TX_QUERY else ps.resident[sm]
         row = ps.tx_irs[r]
         row.kind, row.wid, row.inst, row.active, row.access = kind, wid, n, active, t
         row.low, row.high = low, high
@@ -392,7 +414,8 @@ def _epochs(ps, sm, t):
         ps.nlow[sm] = (n // p[P_LO_E] + 1) * p[P_LO_E]
     if high:
         ps.nhigh[sm] = (n // p[P_HI_E] + 1) * p[P_HI_E]
-    active = ps.resident[sm]
+    active = _active(ps, sm)  # Algorithm 1, line 3: once, before the epoch's releases
+    ps.nact[sm] = active
     base = sm * W
     log = _logs(ps, sm)
     if log:
@@ -756,7 +779,7 @@ class _VtaScheduler(Policy):
             score=np.zeros(per_slot, np.int64), cgw=np.full(per_slot, -1, np.int64),
             order=np.zeros(per_slot, np.int64),
             kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
-            hbase=np.zeros(per_slot, np.int64), ibase=np.zeros(n, np.int64),
+            hbase=np.zeros(per_slot, np.int64), ibase=np.zeros(n, np.int64), nact=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64),
             front=np.full(n, -1, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
@@ -823,6 +846,10 @@ class CiaoT(_VtaScheduler):
         (default: from the kernel's start, the counters resetting only there, Section V-F) or
         ``"epoch"`` (from the end of the last high cut-off epoch: an experiment, not recordable,
         since the IRS unit counts per kernel).
+    active_warps : str
+        Which warps Eq. 1's ``N_active-warp`` counts, at each epoch's end before its releases:
+        ``"unstalled"`` (default: the resident warps not stalled, Algorithm 1's "active", V = 1)
+        or ``"resident"`` (stalled ones included).
     vta_ways : int
         VTA tags per warp (8).
     log_sm : int, optional
@@ -842,22 +869,22 @@ class CiaoT(_VtaScheduler):
 
     def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
                  high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, examine: str = "front",
-                 instructions: str = "thread", irs_counts: str = "kernel", vta_ways: int = VTA_WAYS,
-                 log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
+                 instructions: str = "thread", irs_counts: str = "kernel", active_warps: str = "unstalled",
+                 vta_ways: int = VTA_WAYS, log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
         self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
-        if examine not in EXAMINE:
-            raise ValueError(f"examine: {examine!r} is not one of {', '.join(map(repr, EXAMINE))}")
-        if instructions not in INSTRUCTIONS:
-            raise ValueError(f"instructions: {instructions!r} is not one of "
-                             f"{', '.join(map(repr, INSTRUCTIONS))}")
-        if irs_counts not in IRS_COUNTS:
-            raise ValueError(f"irs_counts: {irs_counts!r} is not one of {', '.join(map(repr, IRS_COUNTS))}")
+        for name, value, options in (("examine", examine, EXAMINE),
+                                     ("instructions", instructions, INSTRUCTIONS),
+                                     ("irs_counts", irs_counts, IRS_COUNTS),
+                                     ("active_warps", active_warps, ACTIVE_WARPS)):
+            if value not in options:
+                raise ValueError(f"{name}: {value!r} is not one of {', '.join(map(repr, options))}")
         if irs_counts != "kernel" and log_sm is not None:
             raise ValueError(f"irs_counts: {irs_counts!r} cannot be recorded (log_sm): the IRS unit's "
                              "counters run over the kernel")
         self.examine = examine
         self.instructions = instructions
         self.irs_counts = irs_counts
+        self.active_warps = active_warps
         self.high_cutoff, self.low_cutoff = high_cutoff, low_cutoff
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
         super().__init__(vta_ways, log_sm, log_capacity)
@@ -870,6 +897,7 @@ class CiaoT(_VtaScheduler):
         p[P_EXAMINE] = EXAMINE[self.examine]
         p[P_INST_WEIGHT] = INSTRUCTIONS[self.instructions]
         p[P_IRS_WINDOW] = IRS_COUNTS[self.irs_counts]
+        p[P_ACTIVE] = ACTIVE_WARPS[self.active_warps]
         return p
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
