@@ -193,7 +193,8 @@ def test_run_json(capsys, tmp_path):
     assert t["cycles"] == res["totals"]["cycles"] > 0 and 0 < t["occupancy"] <= 1
     assert t["ipc"] == pytest.approx(res["totals"]["instructions"] / t["cycles"], abs=1e-3)
     assert sum(t["issue_slots"].values()) == pytest.approx(1, abs=1e-3)
-    assert t["series"]["columns"] == ["cycle", "instructions", "resident_warps", "l1_accesses", "l1_hits"]
+    assert t["series"]["columns"] == ["cycle", "instructions", "resident_warps", "l1_accesses", "l1_hits",
+                                      "active_warps", "vta_hits"]
     assert "Timing (cycle-level model)" in out
     assert res["gpucache_version"] == output.version()
     assert res["workload"]["name"] == "tian15/matrixmul"

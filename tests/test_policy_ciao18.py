@@ -18,6 +18,7 @@ from golden.cache.hierarchy import Hierarchy
 from golden.cache.hooks import ACCESS_FIELDS, Access
 from golden.experiments.ciao18 import best_point, profile_best_swl, run_point, swl_points
 from golden.gpu.model import TimingModel
+from golden.gpu.state import series_columns
 from golden.policies import get_policy
 from golden.policies.ciao18 import (
     S_INSERTS,
@@ -78,6 +79,23 @@ def test_ciao_t_that_never_triggers_is_gto(runs):
     gto, (never, st) = runs["gto"][0], runs["never"]
     assert never.cycles == gto.cycles and never.counters == gto.counters
     assert st["vta_hits"] > 1000 and st["stalls"] == 0  # the VTA sees the thrashing
+
+
+def test_the_time_series_counts_active_warps_and_vta_hits(runs):
+    # Figs. 9 and 10's panels: under GTO every resident warp is active and nothing counts VTA hits;
+    # CIAO-T's stalls take warps out of the active ones, and its VTA hits accumulate up to its total.
+    cols = series_columns()
+    act, res, vta = (cols.index(c) for c in ("active_warps", "resident_warps", "vta_hits"))
+    gto = runs["gto"][0].series
+    assert len(gto) > 3 and gto[:, res].max() == 8
+    assert (gto[:, act] == gto[:, res]).all() and not gto[:, vta].any()
+    r, st = runs["ciao-t"]
+    s = r.series
+    assert (s[:, act] <= s[:, res]).all() and (s[:, act] < s[:, res]).any()
+    assert (np.diff(s[:, vta]) >= 0).all() and 0 < s[-1, vta] <= st["vta_hits"]
+    g = gpu(l1=dict(size=4096, assoc=4), warp_limit=3)
+    lim = TimingModel(g, Hierarchy(g, get_policy("baseline"))).run_kernel(thrash(), 0).series
+    assert lim[:, act].max() == 3 and (lim[:, act] == np.minimum(lim[:, res], 3)).all()
 
 
 def test_ciao_t_throttles_and_reactivates(runs):
@@ -263,14 +281,14 @@ def _acc(**f):
 
 
 _Ctl = namedtuple("_Ctl", ("blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed",
-                           "winst"))
+                           "winst", "vta_hits"))
 
 
 def _one_sm_control(W: int) -> _Ctl:
     """SchedulerControl's views for one SM of ``W`` resident warps (slot = warp of CTA 0)."""
     return _Ctl(np.zeros(W, np.int64), np.arange(W, dtype=np.int64), np.full(1, W, np.int64),
                 np.zeros(1, np.int64), np.full(1, W, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64),
-                np.zeros(1, np.int64), np.zeros(W, np.int64))
+                np.zeros(1, np.int64), np.zeros(W, np.int64), np.zeros(1, np.int64))
 
 
 def test_compiled_vta_and_lists_match_the_unit_models():

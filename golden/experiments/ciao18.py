@@ -42,8 +42,10 @@ PAPER_FIG8 = {"ccws": 1.02, "best-swl": 1.16, "statpcal": 1.24, "ciao-t": 1.34, 
               "ciao-c": 1.56}
 #: Table II's classes.
 CLASSES = ("LWS", "SWS", "CI")
-#: The benchmarks of Figs. 9 and 10's time series.
-TIME_SERIES = ("atax", "backprop", "syrk", "kmn")
+#: The benchmarks of Figs. 9 and 10's time series, each with the schedulers its figure compares
+#: (Fig. 9: Best-SWL, CCWS and CIAO-T; Fig. 10: the three CIAO schedulers).
+TIME_SERIES = {"atax": ("best-swl", "ccws", "ciao-t"), "backprop": ("best-swl", "ccws", "ciao-t"),
+               "syrk": ("ciao-t", "ciao-p", "ciao-c"), "kmn": ("ciao-t", "ciao-p", "ciao-c")}
 #: ciao18 Fig. 12 (Section V-E): each point's scheduler and machine change. GTO-cap: a 48 KB L1D
 #: (GPGPU-Sim's 48 KB GTX 480 L1D: 64 sets x 6 ways) and 16 KB of shared memory; GTO-8way: the
 #: 16 KB L1D 8-way; "2x": twice the DRAM bandwidth (bytes per DRAM cycle; 177 to 354 GB/s).

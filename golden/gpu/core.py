@@ -133,7 +133,7 @@ __all__ = ["step_function", "shared_functions"]
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
- M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N,) = range(42)
+ M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,) = range(43)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -148,7 +148,7 @@ __all__ = ["step_function", "shared_functions"]
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 42, 10, 18, 4, 6, 9, 4, 6, 8, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 43, 10, 18, 4, 6, 9, 4, 6, 8, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -1650,26 +1650,35 @@ def _why(K, W, M, op, space, sm, g):
     return OK
 
 
-def _eligibility(K, W, M, sm):
-    """Warp limiting: only the ``limit`` oldest resident warps may issue."""
+def _limit(K, M, sm):
+    """The warp limit of ``sm``: the configured one or a policy's lower one; 0 for none."""
     limit = K[K_WARP_LIMIT]
     if M[M_CTL_LIMIT, sm] > 0 and (limit == 0 or M[M_CTL_LIMIT, sm] < limit):
         limit = M[M_CTL_LIMIT, sm]
+    return limit
+
+
+def _eligible(K, W, sm, g, limit):
+    """Whether slot ``g`` of ``sm`` holds a warp among the ``limit`` oldest resident ones (0: any)."""
+    if not W[W_W_ACTIVE, g]:
+        return False
+    if limit == 0:
+        return True
     base = sm * K[K_SLOTS]
+    older = 0
+    for w2 in range(K[K_SLOTS]):
+        g2 = base + w2
+        if W[W_W_ACTIVE, g2] and (W[W_CTL_PRIO, g2], W[W_W_AGE, g2]) < (W[W_CTL_PRIO, g], W[W_W_AGE, g]):
+            older += 1
+    return older < limit
+
+
+def _eligibility(K, W, M, sm):
+    """Warp limiting: only the ``limit`` oldest resident warps may issue."""
+    limit = _limit(K, M, sm)
     for w in range(K[K_SLOTS]):
-        g = base + w
-        if not W[W_W_ACTIVE, g]:
-            W[W_W_ELIG, g] = False
-            continue
-        if limit == 0:
-            W[W_W_ELIG, g] = True
-            continue
-        older = 0
-        for w2 in range(K[K_SLOTS]):
-            g2 = base + w2
-            if W[W_W_ACTIVE, g2] and (W[W_CTL_PRIO, g2], W[W_W_AGE, g2]) < (W[W_CTL_PRIO, g], W[W_W_AGE, g]):
-                older += 1
-        W[W_W_ELIG, g] = older < limit
+        g = sm * K[K_SLOTS] + w
+        W[W_W_ELIG, g] = _eligible(K, W, sm, g, limit)
     M[M_SM_ELIG_DIRTY, sm] = False
 
 
@@ -2112,6 +2121,21 @@ def _series(K, S, t):
         S.series[n, 2] = resident
         S.series[n, 3] = S.c[C_L1_ACC]
         S.series[n, 4] = S.c[C_L1_HITS]
+        active = 0
+        vta = 0
+        for sm in range(K[K_N_SM]):
+            # Eligibility as the schedulers will see it, without settling it here (the loop wakes
+            # an SM whose eligibility is dirty).
+            dirty = S.sm[M_SM_ELIG_DIRTY, sm]
+            limit = _limit(K, S.sm, sm)
+            for w in range(K[K_SLOTS]):
+                g = sm * K[K_SLOTS] + w
+                elig = _eligible(K, S.w, sm, g, limit) if dirty else S.w[W_W_ELIG, g]
+                if elig and S.w[W_CTL_BLOCKED, g] != BLOCK_ALL:
+                    active += 1
+            vta += S.sm[M_CTL_VTA_HITS, sm]
+        S.series[n, 5] = active
+        S.series[n, 6] = vta
         S.sc[S_SERIES_N] = n + 1
     S.sc[S_SERIES_NEXT] = t + K[K_PERIOD]
 
@@ -2175,8 +2199,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
               _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held,
               _queue_full, _enqueue, _inject_time, _inject, _retire_if_done, _retire, _release_stalled,
-              _finish_issue, _release_barrier, _dispatch, _why, _eligibility, _pick, _two_level, _ldst_start,
-              _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
+              _finish_issue, _release_barrier, _dispatch, _why, _limit, _eligible, _eligibility, _pick,
+              _two_level, _ldst_start, _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _globals(hooked: bool) -> dict:

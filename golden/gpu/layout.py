@@ -49,7 +49,7 @@ TABLES = {
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
-        'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n'
+        'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n', 'ctl_vta_hits'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'

@@ -30,7 +30,15 @@ from golden.gpu.core import (
     step_function,
 )
 from golden.gpu.program import Program, kernel_program
-from golden.gpu.state import ProgramArrays, config_vector, new_state, row, series_columns, start_kernel
+from golden.gpu.state import (
+    N_SERIES,
+    ProgramArrays,
+    config_vector,
+    new_state,
+    row,
+    series_columns,
+    start_kernel,
+)
 from golden.trace.model import KernelTrace
 
 __all__ = ["DeadlockError", "KernelTiming", "SchedulerControl", "TimingModel", "check_fits",
@@ -67,12 +75,13 @@ SLICE = 1 << 16
 #: one of the SM's warps sets it to 1 (``golden.policies.warp_block.set_blocked``), or the SM's
 #: sleeping schedulers may not see the change (``docs/timing.md``, "Speed"; ``self_check`` finds
 #: it). ``winst[slot]`` (read-only): warp instructions the slot's warp has issued since it started
-#: (0 for a new warp; CCWS's LLDS over the resident warps). ``attach_scheduler`` may return
+#: (0 for a new warp; CCWS's LLDS over the resident warps). ``vta_hits[sm]``: a policy with a victim
+#: tag array adds its hits there (the time series' ``vta_hits``). ``attach_scheduler`` may return
 #: ``{level: LevelHooks}``: hooks rebuilt on these arrays.
 SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority", "resident", "warp",
                                                    "ready", "first_cta", "window", "win_ready", "win_loads",
                                                    "win_misses", "win_merges", "inst", "wpc", "redirect",
-                                                   "smem_lines", "changed", "winst"))
+                                                   "smem_lines", "changed", "winst", "vta_hits"))
 
 
 class DeadlockError(RuntimeError):
@@ -222,7 +231,7 @@ class TimingModel:
         state.sc[_S["accesses"]] = self.hierarchy.t
         k = start_kernel(self.k, state, prog, index, self.cycle, 0)
         period = int(k[_K["series_period"]])
-        state = state._replace(series=np.zeros((SLICE // period + 2, 5), np.int64))
+        state = state._replace(series=np.zeros((SLICE // period + 2, N_SERIES), np.int64))
         before = state.c.copy()
         rows = []
         h1, h2, h3 = self._hooks
@@ -246,7 +255,7 @@ class TimingModel:
         self.cycle = int(state.sc[_S["cycle"]])
         self.hierarchy.t = int(state.sc[_S["accesses"]])
         counters = {name: int(v) for name, v in zip(layout.COUNTERS, state.c - before, strict=True)}
-        series = np.concatenate(rows) if rows else np.zeros((0, 5), np.int64)
+        series = np.concatenate(rows) if rows else np.zeros((0, N_SERIES), np.int64)
         return KernelTiming(name=kernel.name, start=start, end=self.cycle, counters=counters, series=series,
                             peak_sm_warps=int(state.sc[_S["peak_sm_warps"]]))
 

@@ -18,7 +18,7 @@ from golden.configs.schema import GPUConfig
 from golden.errors import InputError
 from golden.gpu import layout
 from golden.gpu.model import KernelTiming, TimingModel, require_registers
-from golden.gpu.state import series_columns
+from golden.gpu.state import N_SERIES, series_columns
 from golden.policies.base import Policy
 from golden.trace.model import Workload
 
@@ -156,7 +156,7 @@ def simulate_timed(workload: Workload, gpu: GPUConfig, policy: Policy | None = N
     cycles = sum(t.cycles for t in timings)
     totals = {key: sum(r[key] for r in kernels) for key in (*_INSTRUCTIONS, "accesses", "cycles")}
     totals["ipc"] = round(_ratio(totals["instructions"], cycles), 4)
-    series = np.concatenate([t.series for t in timings]) if timings else np.zeros((0, 5), np.int64)
+    series = np.concatenate([t.series for t in timings]) if timings else np.zeros((0, N_SERIES), np.int64)
     caches = {level: {key: _plain(v) for key, v in s.items()} for level, s in hierarchy.stats().items()}
     return {"kernels": kernels, "totals": totals, "caches": caches,
             "policy_stats": {key: _plain(v) for key, v in hierarchy.policy.stats().items()},

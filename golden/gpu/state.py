@@ -23,7 +23,7 @@ from golden.gpu.queues import map_size, new_events
 from golden.units.ciao_smem import cache_rows
 
 __all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns",
-           "row", "resident_ctas", "smem_cache_blocks"]
+           "N_SERIES", "row", "resident_ctas", "smem_cache_blocks"]
 
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
@@ -50,8 +50,19 @@ def row(table: str, name: str) -> int:
 
 
 def series_columns() -> tuple[str, ...]:
-    """Columns of the time-series rows the loop records."""
-    return ("cycle", "instructions", "resident_warps", "l1_accesses", "l1_hits")
+    """Columns of the time-series rows the loop records.
+
+    At each row's cycle, over the GPU: ``instructions``, ``l1_accesses``, ``l1_hits`` and
+    ``vta_hits`` count from the run's start; ``resident_warps`` are the warps in slots, and
+    ``active_warps`` those of them that the schedulers may issue from (within the warp limit and
+    not stalled by a policy: ``blocked`` other than ``BLOCK_ALL``); ``vta_hits`` is what a
+    policy's victim tag arrays counted (``SchedulerControl.vta_hits``; 0 without one).
+    """
+    return ("cycle", "instructions", "resident_warps", "l1_accesses", "l1_hits", "active_warps", "vta_hits")
+
+
+#: Columns of a time-series row.
+N_SERIES = len(series_columns())
 
 
 def _cycles(value: int, gpu: GPUConfig) -> int:
@@ -213,7 +224,8 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
         wt_meta=np.array([n_wait], np.int64), ev_node=node, ev_bucket=bucket, ev_ovf=ovf,
         ev_meta=meta,
         c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
-        series=np.zeros((1, 5), np.int64), log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64),
+        series=np.zeros((1, N_SERIES), np.int64),
+        log=np.zeros((max(1, int(k[_K["log_capacity"]])), 5), np.int64),
         rpend=np.zeros(1, np.int64), rstop=np.zeros(1, np.int64))
     state.e[row("e", "e_free")] = np.tile(np.arange(m1, dtype=np.int64), int(n_sm))
     state.sm[row("sm", "l1_meta")] = m1

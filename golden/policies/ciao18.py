@@ -127,7 +127,7 @@ STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivatio
 
 SchedState = namedtuple("SchedState", [
     # SchedulerControl views
-    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed", "winst",
+    "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed", "winst", "vta_hits",
     "owner",  # per L1 line (SM, set, way): the slot that brought it in, -1 unknown
     "vline", "vwid", "vvalid", "vptr",  # the VTA: (SM, slot, way) entries, a FIFO pointer per (slot, set)
     "hits", "ilw", "ilc", "f0", "f0gw", "f1", "f1gw", "score",  # per (SM, slot)
@@ -704,6 +704,7 @@ def sched_on_miss(state, a):
     if by < 0:
         return np.int64(0)
     ps.st[S_VTA_HITS] += 1
+    ps.vta_hits[sm] += 1  # the timing model's time series
     if log:
         _rec_irs(ps, sm, ciao_irs.TX_HIT, s, 0, 0, a.t)
     ps.hits[g] += 1
@@ -750,9 +751,9 @@ class _VtaScheduler(Policy):
                      "resident": np.zeros(n, np.int64), "inst": np.zeros(n, np.int64),
                      "wpc": np.zeros(n, np.int64), "redirect": np.zeros(0, np.int64),
                      "smem_lines": np.zeros(n, np.int64), "changed": np.zeros(n, np.int64),
-                     "winst": np.zeros(0, np.int64)}
+                     "winst": np.zeros(0, np.int64), "vta_hits": np.zeros(n, np.int64)}
         else:
-            views = {name: getattr(ctl, name) for name in SchedState._fields[:9]}
+            views = {name: getattr(ctl, name) for name in SchedState._fields[:10]}
         lines = cfg.size // cfg.line_size
         p = self._params()
         p[[P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_VSETS]] = (W, self.vta_ways, lines, cfg.assoc, self.mode,
