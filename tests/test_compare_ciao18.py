@@ -234,3 +234,20 @@ def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypa
     assert len(visits) == 2  # both workers made runs
     for order in visits.values():
         assert len(order) == len(set(order)), order
+
+
+def test_the_time_series_plots_show_ipc_active_warps_and_vta_hits_per_period(tmp_path):
+    from golden.experiments.ciao18 import SCHEDULERS
+    from golden.experiments.ciao18_plots import per_period, plot_time_series
+    from golden.gpu.state import series_columns
+
+    # Two rows (cumulative counts): 500 then 1,000 warp instructions in 1,000 cycles each; 10 then
+    # 20 VTA hits; 6 then 4 active warps.
+    run = {"series": {"columns": list(series_columns()),
+                      "rows": [[1000, 500, 8, 100, 50, 6, 10], [2000, 1500, 8, 200, 120, 4, 30]]},
+           "warp_limit": 0}
+    p = per_period(run)
+    assert p["ipc"].tolist() == [0.5, 1.0] and p["vta_hits"].tolist() == [10, 20]
+    assert p["active_warps"].tolist() == [6, 4] and p["resident_warps"].tolist() == [8, 8]
+    paths = plot_time_series([{"workload": "ciao18/syrk", "runs": {s: run for s in SCHEDULERS}}], tmp_path)
+    assert [x.name for x in paths] == ["fig9_10_syrk.png"] and paths[0].stat().st_size > 10_000
