@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from golden.configs.presets import preset
@@ -241,13 +242,15 @@ def test_the_time_series_plots_show_ipc_active_warps_and_vta_hits_per_period(tmp
     from golden.experiments.ciao18_plots import per_period, plot_time_series
     from golden.gpu.state import series_columns
 
-    # Two rows (cumulative counts): 500 then 1,000 warp instructions in 1,000 cycles each; 10 then
-    # 20 VTA hits; 6 then 4 active warps.
+    # Three rows (cumulative counts): at cycle 0, then 470 and 1,000 warp instructions in 1,000
+    # cycles each; 10 then 20 VTA hits; 6 then 4 active warps.
     run = {"series": {"columns": list(series_columns()),
-                      "rows": [[1000, 500, 8, 100, 50, 6, 10], [2000, 1500, 8, 200, 120, 4, 30]]},
+                      "rows": [[0, 30, 8, 0, 0, 8, 0], [1000, 500, 8, 100, 50, 6, 10],
+                               [2000, 1500, 8, 200, 120, 4, 30]]},
            "warp_limit": 0}
     p = per_period(run)
-    assert p["ipc"].tolist() == [0.5, 1.0] and p["vta_hits"].tolist() == [10, 20]
-    assert p["active_warps"].tolist() == [6, 4] and p["resident_warps"].tolist() == [8, 8]
+    assert np.isnan(p["ipc"][0]) and p["ipc"][1:].tolist() == [0.47, 1.0]
+    assert p["vta_hits"].tolist() == [0, 10, 20]
+    assert p["active_warps"].tolist() == [8, 6, 4] and p["resident_warps"].tolist() == [8, 8, 8]
     paths = plot_time_series([{"workload": "ciao18/syrk", "runs": {s: run for s in SCHEDULERS}}], tmp_path)
     assert [x.name for x in paths] == ["fig9_10_syrk.png"] and paths[0].stat().st_size > 10_000

@@ -10,7 +10,7 @@ matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from golden.experiments.ciao18 import TIME_SERIES  # noqa: E402
+from golden.experiments.ciao18 import SCHEDULERS, TIME_SERIES  # noqa: E402
 from golden.experiments.tian15_plots import _save  # noqa: E402
 
 __all__ = ["plot_time_series", "per_period"]
@@ -18,12 +18,14 @@ __all__ = ["plot_time_series", "per_period"]
 
 def per_period(run: dict) -> dict[str, np.ndarray]:
     """A run's time series per row: ``cycle``, ``ipc`` (warp instructions per cycle since the row
-    before), ``active_warps`` and ``resident_warps`` (GPU), ``vta_hits`` (since the row before)."""
+    before; NaN for a row at cycle 0, which has no cycles behind it), ``active_warps`` and
+    ``resident_warps`` (GPU), ``vta_hits`` (since the row before)."""
     cols = run["series"]["columns"]
     a = np.asarray(run["series"]["rows"], dtype=float).reshape(-1, len(cols))
     c = {name: a[:, i] for i, name in enumerate(cols)}
-    dt = np.maximum(np.diff(c["cycle"], prepend=0), 1)
-    return {"cycle": c["cycle"], "ipc": np.diff(c["instructions"], prepend=0) / dt,
+    dt = np.diff(c["cycle"], prepend=0)
+    ipc = np.divide(np.diff(c["instructions"], prepend=0), dt, out=np.full(len(dt), np.nan), where=dt > 0)
+    return {"cycle": c["cycle"], "ipc": ipc,
             "active_warps": c["active_warps"], "resident_warps": c["resident_warps"],
             "vta_hits": np.diff(c["vta_hits"], prepend=0)}
 
@@ -48,7 +50,9 @@ def plot_time_series(rows: list[dict], out_dir: str | Path) -> list[Path]:
                 continue
             p = per_period(run)
             label = s if s != "best-swl" else f"best-swl (N={run['warp_limit']})"
-            style = {"lw": 0.8, "color": "0.6", "ls": "--"} if s == "gto" else {"lw": 1}
+            # One colour per scheduler in every panel and figure.
+            style = {"lw": 0.8, "color": "0.6", "ls": "--"} if s == "gto" else \
+                {"lw": 1, "color": f"C{SCHEDULERS.index(s)}"}
             ax1.plot(p["cycle"], p["ipc"], label=label, **style)
             ax2.plot(p["cycle"], p["active_warps"], label=label, **style)
             if s not in ("gto", "best-swl", "statpcal"):
