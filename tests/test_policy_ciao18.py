@@ -27,6 +27,7 @@ from golden.policies.ciao18 import (
     S_VTA_HITS,
     _ccws_throttle,
     sched_on_evict,
+    sched_on_fill,
     sched_on_hit,
     sched_on_miss,
 )
@@ -507,6 +508,30 @@ def test_active_warps_count_the_resident_or_the_unstalled(active_warps):
     sched_on_hit(ps, _acc(c=0, kernel=0))  # the high epoch's end
     assert ps.nact[0] == (4 if active_warps == "resident" else 2)
     assert list(ctl.blocked) == ([0, 1, 1, 1] if active_warps == "resident" else [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("examine", ["front", "issuing"])
+def test_an_epoch_examines_the_front_warp_or_the_issuing_one(examine):
+    """Warps 0 and 1 suffer (IRS 0.1 over 0.01), from warps 1 and 2; warp 1's access ends the epoch.
+
+    The front of the list is warp 0, so "front" stalls warp 0's interferer, warp 1; "issuing"
+    examines warp 1 and stalls warp 2. With "issuing" a stalled warp is examined for release only
+    when an access of its own (a fill of an earlier miss) ends a low epoch.
+    """
+    ps, ctl = _sched("ciao-t", W=3, instructions="warp", high_epoch=100, low_epoch=100, examine=examine)
+    ps.ilw[:3] = (1, 2, 0)
+    ps.hits[:2] = 5
+    ctl.inst[0] = 100
+    sched_on_hit(ps, _acc(c=0, warp=1, kernel=0))  # IRS = 5 / (100 / 3)
+    stalled = 1 if examine == "front" else 2
+    assert list(ctl.blocked) == [int(w == stalled) for w in range(3)] and ps.f1[stalled] == stalled - 1
+    if examine == "issuing":
+        ctl.inst[0] = 100_000  # IRS_1 = 5 / (100,000 / 2): under the low cut-off
+        sched_on_hit(ps, _acc(c=0, warp=0, kernel=0))
+        assert list(ctl.blocked) == [0, 0, 1]  # warp 0 examined: not stalled, nothing to release
+        ctl.inst[0] = 100_100
+        sched_on_fill(ps, _acc(c=0, warp=2, kernel=0))
+        assert list(ctl.blocked) == [0, 0, 0] and ps.st[S_REACTIVATIONS] == 1
 
 
 def test_irs_counts_per_epoch_cannot_be_recorded():

@@ -103,8 +103,9 @@ CCWS_VTA_SETS = 2
  P_ACTIVE) = range(21)
 N_PARAMS = P_ACTIVE + 1
 #: Which warps an epoch's end examines (CIAO's ``examine``; p[P_EXAMINE]).
-EXAMINE = {"front": 0, "all": 1}
+EXAMINE = {"front": 0, "all": 1, "issuing": 2}
 EXAMINE_FRONT = EXAMINE["front"]
+EXAMINE_ALL = EXAMINE["all"]
 #: What CIAO's instruction counts count (``instructions``; p[P_INST_WEIGHT], the count one warp
 #: instruction adds): warp instructions, or thread instructions as GPGPU-Sim counts them (a warp
 #: instruction adds its threads; the timing model's warps are full, so 32).
@@ -398,10 +399,11 @@ def _front(ps, sm, base, W):
 
 
 @nb.njit(cache=True, nogil=True)
-def _epochs(ps, sm, t):
+def _epochs(ps, sm, t, slot):
     """Algorithm 1 at the end of low / high cut-off epochs of ``sm`` (release first, then trigger).
 
-    The warps examined: the front of the warp list (``examine="front"``), or every resident warp.
+    The warps examined: the front of the warp list (``examine="front"``), every resident warp
+    (``"all"``), or the warp in ``slot``, whose L1 access ends the epoch (``"issuing"``).
     """
     p = ps.p
     W = p[P_W]
@@ -422,8 +424,8 @@ def _epochs(ps, sm, t):
         _rec_irs(ps, sm, ciao_irs.TX_EPOCH, 0, 1 if low else 0, 1 if high else 0, t)
     _sync_flags(ps, sm, base, t)
     only = -1
-    if p[P_EXAMINE] == EXAMINE_FRONT:
-        only = _front(ps, sm, base, W)
+    if p[P_EXAMINE] != EXAMINE_ALL:
+        only = _front(ps, sm, base, W) if p[P_EXAMINE] == EXAMINE_FRONT else slot
         if only < 0:
             if high:
                 _new_window(ps, sm, n)
@@ -580,9 +582,10 @@ def _enter(ps, a):
         _ccws_decay(ps, sm, a.cycle)
         if a.op == STORE:
             _ccws_store(ps, sm, a.line)
-    else:
-        _epochs(ps, sm, a.t)
-    return _slot(ps, sm, a.cta, a.warp)
+        return _slot(ps, sm, a.cta, a.warp)
+    s = _slot(ps, sm, a.cta, a.warp)
+    _epochs(ps, sm, a.t, s)
+    return s
 
 
 @nb.njit(cache=True, nogil=True)
@@ -837,7 +840,9 @@ class CiaoT(_VtaScheduler):
         Instructions of an SM per high / low cut-off epoch (5,000, 100), positive.
     examine : str
         Which warps an epoch's end examines: ``"front"`` (default; Algorithm 1: the warp at the
-        front of the warp list, which then goes to its back) or ``"all"`` (every resident warp).
+        front of the warp list, which then goes to its back), ``"all"`` (every resident warp) or
+        ``"issuing"`` (the warp whose L1 access ends the epoch: line 1's ``getWarpToBeScheduled()``
+        read as the warp the scheduler issued, an experiment).
     instructions : str
         What the epochs and Eq. 1's ``N_executed-inst`` count: ``"thread"`` (default: each warp
         instruction counts its 32 threads, as GPGPU-Sim and the paper count instructions;
