@@ -84,7 +84,8 @@ def test_ciao_t_that_never_triggers_is_gto(runs):
 
 def test_the_time_series_counts_active_warps_and_vta_hits(runs):
     # Figs. 9 and 10's panels: under GTO every resident warp is active and nothing counts VTA hits;
-    # CIAO-T's stalls take warps out of the active ones, and its VTA hits accumulate up to its total.
+    # CIAO-T's stalls and CCWS's throttling take warps out of the active ones, and CIAO-T's VTA hits
+    # accumulate up to its total.
     cols = series_columns()
     act, res, vta = (cols.index(c) for c in ("active_warps", "resident_warps", "vta_hits"))
     gto = runs["gto"][0].series
@@ -94,6 +95,8 @@ def test_the_time_series_counts_active_warps_and_vta_hits(runs):
     s = r.series
     assert (s[:, act] <= s[:, res]).all() and (s[:, act] < s[:, res]).any()
     assert (np.diff(s[:, vta]) >= 0).all() and 0 < s[-1, vta] <= st["vta_hits"]
+    c = runs["ccws"][0].series  # CCWS's throttled warps may issue, but no global load: not active
+    assert (c[:, act] < c[:, res]).any() and c[-1, vta] > 0
     g = gpu(l1=dict(size=4096, assoc=4), warp_limit=3)
     lim = TimingModel(g, Hierarchy(g, get_policy("baseline"))).run_kernel(thrash(), 0).series
     assert lim[:, act].max() == 3 and (lim[:, act] == np.minimum(lim[:, res], 3)).all()

@@ -34,9 +34,9 @@ def plot_time_series(rows: list[dict], out_dir: str | Path) -> list[Path]:
     """One PNG per row (``fig9_10_<workload>.png``) with the schedulers its figure compares and GTO.
 
     Three panels over cycles, as Figs. 9 and 10: IPC (warp instructions per cycle), active warps
-    (warps the schedulers may issue from: resident, within the warp limit, not stalled by the
-    policy) and interference (VTA hits per series period, for the schedulers that have a VTA:
-    CCWS and CIAO; GTO and Best-SWL have none to count with).
+    (resident, within the warp limit, not stalled or throttled by the policy) and interference
+    (VTA hits per series period, for the schedulers that have a VTA: CCWS and CIAO; GTO and
+    Best-SWL have none to count with).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -2131,7 +2131,7 @@ def _series(K, S, t):
             for w in range(K[K_SLOTS]):
                 g = sm * K[K_SLOTS] + w
                 elig = _eligible(K, S.w, sm, g, limit) if dirty else S.w[W_W_ELIG, g]
-                if elig and S.w[W_CTL_BLOCKED, g] != BLOCK_ALL:
+                if elig and S.w[W_CTL_BLOCKED, g] == UNBLOCKED:
                     active += 1
             vta += S.sm[M_CTL_VTA_HITS, sm]
         S.series[n, 5] = active

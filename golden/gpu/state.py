@@ -54,8 +54,9 @@ def series_columns() -> tuple[str, ...]:
 
     At each row's cycle, over the GPU: ``instructions``, ``l1_accesses``, ``l1_hits`` and
     ``vta_hits`` count from the run's start; ``resident_warps`` are the warps in slots, and
-    ``active_warps`` those of them that the schedulers may issue from (within the warp limit and
-    not stalled by a policy: ``blocked`` other than ``BLOCK_ALL``); ``vta_hits`` is what a
+    ``active_warps`` those of them within the warp limit that no policy blocks (``blocked`` 0:
+    neither stalled, ``BLOCK_ALL``, nor kept from global loads, ``BLOCK_LOADS`` as CCWS throttles);
+    ``vta_hits`` is what a
     policy's victim tag arrays counted (``SchedulerControl.vta_hits``; 0 without one).
     """
     return ("cycle", "instructions", "resident_warps", "l1_accesses", "l1_hits", "active_warps", "vta_hits")
