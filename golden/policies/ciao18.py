@@ -23,8 +23,9 @@ instructions, and the epochs', are thread instructions by default
 SM's warp list is examined (``examine="front"``,
 Algorithm 1 as written: the list is the resident warps in slot order and
 the examined warp goes to its back; ``examine="all"``: every resident
-warp): stalled, it is reactivated when its pair-list warp *k* no longer
-has IRS_k over the low cut-off, or has finished; at the end of a high
+warp; ``examine="issuing"``: the warp whose L1 access ends the epoch):
+stalled, it is reactivated when its pair-list warp *k* no longer has
+IRS_k over the low cut-off, or has finished; at the end of a high
 cut-off epoch the examined warp *i*, if active with IRS_i over the high
 cut-off, stalls its interfering warp *j* (*j* != *i*, *j* resident and
 active) and records *i* in *j*'s pair-list entry.
