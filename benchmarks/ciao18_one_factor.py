@@ -25,7 +25,7 @@ import time
 from distributed import as_completed
 
 from golden.configs.presets import preset
-from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, Run, class_means
+from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, Run, class_means, over_gto
 from golden.experiments.ciao18_runs import make_task
 from golden.experiments.sweep.engine import dask_client
 from golden.experiments.sweep.fields import parse_value
@@ -81,10 +81,10 @@ def main() -> int:
           f"[{wall:.1f} s wall, {cpu:.1f} s CPU, {args.workers} workers]")
     print(" | ".join(["benchmark", "class"]
                      + [f"{s} {w}" for s in SCHEDULERS for w in ("compare", label)]))
-    other = [dict(r, norm={s: done[n, s]["result"]["ipc"] / r["runs"]["gto"]["ipc"] for s in SCHEDULERS})
+    other = [dict(r, norm={s: over_gto(done[n, s]["result"], r["runs"]["gto"]) for s in SCHEDULERS})
              for n, r in sorted(rows.items())]
     for r, o in zip((rows[n] for n in sorted(rows)), other, strict=True):
-        cells = [f"{v:.3f}" for s in SCHEDULERS for v in (r["norm"][s], o["norm"][s])]
+        cells = ["-" if v is None else f"{v:.3f}" for s in SCHEDULERS for v in (r["norm"][s], o["norm"][s])]
         print(" | ".join([r["workload"].split("/")[-1], r["class"] or "-", *cells]))
     means = class_means(list(rows.values()), SCHEDULERS), class_means(other, SCHEDULERS)
     for cls in (*CLASSES, "all"):

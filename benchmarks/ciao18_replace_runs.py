@@ -22,7 +22,7 @@ import copy
 import json
 import sys
 
-from golden.experiments.ciao18 import PAPER_FIG8, SCHEDULERS, class_means
+from golden.experiments.ciao18 import PAPER_FIG8, SCHEDULERS, class_means, over_gto
 from golden.files import atomic_write
 
 #: What a one-factor run carries beyond the comparison's own run records.
@@ -100,7 +100,7 @@ def replace_runs(compare: dict, compare_path: str, files: list[tuple[str, dict]]
         for s in SCHEDULERS[1:]:
             if (r["workload"], s) in new:
                 rec = new[r["workload"], s]
-                norm = rec["ipc"] / gto["ipc"] if gto["ipc"] and not rec.get("deadlock") else None
+                norm = over_gto(rec, gto)
                 moved.append((r["workload"], s, r["norm"][s], norm, rec != r["runs"][s]))
                 r["runs"][s], r["norm"][s] = rec, norm
     out["class_means"] = class_means(out["rows"])

@@ -30,7 +30,8 @@ from golden.workloads.registry import Workload
 
 __all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER_FIG12", "fig12_machine",
            "fig12_run", "fig12_summary", "FIG11", "FIG11_DEFAULT", "PAPER_FIG11", "fig11_run",
-           "fig11_summary", "fig11_workload", "geomean", "swl_points", "run_point", "profile_best_swl",
+           "fig11_summary", "fig11_workload", "geomean", "over_gto", "swl_points", "run_point",
+           "profile_best_swl",
            "best_point", "Run", "profile_runs", "best_swl", "comparison_runs", "make_run", "comparison_row",
            "profile_plan", "profile_row",
            "class_means"]
@@ -291,7 +292,8 @@ def profile_plan(name: str, gpu: GPUConfig, limits: Iterable[int] | None = None)
     return list(dict.fromkeys([Run(name, "gto"), *profile_runs(name, gpu, limits)]))
 
 
-def _norm(r: dict, gto: dict) -> float | None:
+def over_gto(r: dict, gto: dict) -> float | None:
+    """Run ``r``'s IPC over GTO's run ``gto``; None when ``r`` deadlocked or GTO's IPC is 0."""
     return r["ipc"] / gto["ipc"] if gto["ipc"] and not r.get("deadlock") else None
 
 
@@ -320,7 +322,7 @@ def profile_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
         swl["scheduler"] = "best-swl"
     swl["profile"] = prof["profile"]
     return {"workload": name, "class": spec.paper.get("cls"), "paper_n_warp": spec.paper.get("n_warp"),
-            "runs": {"gto": gto, "best-swl": swl}, "norm": {"best-swl": _norm(swl, gto)}}
+            "runs": {"gto": gto, "best-swl": swl}, "norm": {"best-swl": over_gto(swl, gto)}}
 
 
 def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
@@ -343,7 +345,7 @@ def comparison_row(name: str, gpu: GPUConfig, result: Callable[[Run], dict],
     for s in SCHEDULERS[1:]:
         if s != "best-swl":
             runs[s] = result(Run(name, s, tokens="best-swl" if s == "statpcal" else ""))
-            norm[s] = _norm(runs[s], gto)
+            norm[s] = over_gto(runs[s], gto)
     row["runs"] = {s: runs[s] for s in SCHEDULERS}
     row["norm"] = {s: norm[s] for s in SCHEDULERS[1:]}
     if fig12:

@@ -44,7 +44,7 @@ def plot_time_series(rows: list[dict], out_dir: str | Path) -> list[Path]:
     for r in rows:
         name = r["workload"].split("/")[-1]
         fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
-        for s in ("gto", *TIME_SERIES.get(name, tuple(r["runs"]))):
+        for s in ("gto", *TIME_SERIES.get(name, tuple(s for s in r["runs"] if s != "gto"))):
             run = r["runs"].get(s)
             if run is None or not run.get("series") or not run["series"]["rows"]:
                 continue
