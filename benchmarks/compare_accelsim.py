@@ -257,8 +257,9 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "l1.write": l1["write"], "l2.write": l2["write"], "l2.write_allocate": l2["write_allocate"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: gpucache's lookup
-        # pipeline (no such queue without the option, GPGPU-Sim 3.x).
-        "l1.lookup_latency": int(_option(text, "gpgpu_l1_latency") or 0), "l1.miss_latency": 0,
+        # pipeline. The HEAD simulator that runs has it whatever the config (default 1 cycle);
+        # GPGPU-Sim 3.x, the ciao18 preset's source, had none.
+        "l1.lookup_latency": int(_option(text, "gpgpu_l1_latency") or 1), "l1.miss_latency": 0,
         "l2.size": l2["size"] * subs, "l2.assoc": l2["assoc"], "l2.line_size": l2["line"],
         # One set-index slice per sub-partition (GPGPU-Sim indexes each sub-partition's cache).
         "l2.index": l2["index"], "l2.index_slices": subs,
@@ -279,19 +280,23 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
             for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
 
 
-def icnt_fields(icnt: str) -> dict[str, int]:
-    """``icnt_flit_bytes`` and ``icnt_packet_gap`` of an intersim interconnect file.
+def icnt_fields(icnt: str) -> dict[str, int | str]:
+    """``icnt_flit_bytes``, ``icnt_packet_gap`` and ``icnt_response_order`` of an intersim file.
 
     intersim sizes packets with the file's ``flit_size`` (``InterconnectInterface::Push``), not
     with ``-icnt_flit_size``; a router whose ``internal_speedup`` is under 2 idles one cycle after
-    each packet at an output (measured, ``docs/timing.md``, "One idle cycle per packet").
+    each packet at an output (measured, ``docs/timing.md``, "One idle cycle per packet"), and its
+    output's arbiter chooses each packet among the inputs in turn, where a router twice as fast
+    as its channels queues packets at the output in the order they cross (measured on both
+    presets' configs, "The crossbar's round robin").
     """
     def value(name: str, default: float) -> float:
         found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)\s*;", icnt, re.M)
         return float(found[-1]) if found else default
 
-    return {"icnt_flit_bytes": int(value("flit_size", 32)),
-            "icnt_packet_gap": 0 if value("internal_speedup", 1.0) >= 2 else 1}
+    fast = value("internal_speedup", 1.0) >= 2
+    return {"icnt_flit_bytes": int(value("flit_size", 32)), "icnt_packet_gap": 0 if fast else 1,
+            "icnt_response_order": "fifo" if fast else "round-robin"}
 
 
 def slice_map_of(text: str) -> str | None:

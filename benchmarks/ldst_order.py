@@ -39,7 +39,7 @@ from compare_accelsim import PEER_ISSUE_ORDER, with_fields
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.presets import preset
 from golden.errors import InputError
-from golden.gpu.core import LOG_MEM_ISSUE
+from golden.gpu.core import LOG_LOAD_DONE, LOG_MEM_ISSUE
 from golden.gpu.model import TimingModel
 from golden.workloads import registry
 
@@ -67,6 +67,7 @@ def gpucache_events(config: str, name: str, scale: float, kernel: int,
         if i < kernel:
             model.log.clear()
     log = model.ldst_log()
+    log = log[log[:, 4] != LOG_LOAD_DONE]  # issues and takes only
     pcs = model.program(wl.kernels[kernel]).pc
     events = np.stack([log[:, 0], log[:, 1], (log[:, 4] == LOG_MEM_ISSUE).astype(np.int64), log[:, 2],
                        pcs[log[:, 3]]], axis=1)

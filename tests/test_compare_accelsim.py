@@ -200,8 +200,11 @@ PASCAL_ICNT = "flit_size = 40;\nvc_buf_size = 64;\ninput_speedup     = 1;\ninter
 
 
 def test_interconnect_file_is_compared():
-    assert cmp.icnt_fields(FERMI_ICNT) == {"icnt_flit_bytes": 32, "icnt_packet_gap": 1}
-    assert cmp.icnt_fields(PASCAL_ICNT) == {"icnt_flit_bytes": 40, "icnt_packet_gap": 0}
+    assert cmp.icnt_fields(FERMI_ICNT) == {"icnt_flit_bytes": 32, "icnt_packet_gap": 1,
+                                           "icnt_response_order": "round-robin"}
+    assert cmp.icnt_fields(PASCAL_ICNT) == {"icnt_flit_bytes": 40, "icnt_packet_gap": 0,
+                                            "icnt_response_order": "fifo"}
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), icnt=PASCAL_ICNT) == []
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), icnt=FERMI_ICNT) == [
-        "icnt_flit_bytes: gpucache 40, Accel-Sim 32", "icnt_packet_gap: gpucache 0, Accel-Sim 1"]
+        "icnt_flit_bytes: gpucache 40, Accel-Sim 32", "icnt_packet_gap: gpucache 0, Accel-Sim 1",
+        "icnt_response_order: gpucache 'fifo', Accel-Sim 'round-robin'"]

@@ -15,6 +15,7 @@ import pytest
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import CacheConfig, GPUConfig
+from golden.gpu.core import LOG_LOAD_DONE
 from golden.gpu.model import DeadlockError, TimingModel, check_fits
 from golden.trace.builder import KernelBuilder
 
@@ -547,3 +548,39 @@ def test_a_warp_exit_ends_the_load_blocks_of_its_sm_only():
     assert s.w[core.W_CTL_BLOCKED, [1, 2, slots + 1]].tolist() == \
         [layout.UNBLOCKED, layout.BLOCK_ALL, layout.BLOCK_LOADS]
     assert s.sm[core.M_CTL_NBLOCKED, 0] == 1
+
+
+def test_round_robin_response_port_lets_a_later_sub_partition_pass():
+    # Warp 0 loads 4 lines of sub-partition 0 (lines 0-3), then warp 1 one line of sub-partition 1
+    # (line 128: each sub-partition holds half the L2's sets); all miss to DRAM. With
+    # icnt_packet_gap 2 sub-partition 0 takes a request every 3 cycles (1 flit + 2) and the SM's
+    # output a 2-flit response every 4, so sub-partition 0's responses queue at the output and
+    # line 128, sent by sub-partition 1 before line 3 but after line 2, reaches it while line 1
+    # is being delivered. "fifo" delivers in the order the sub-partitions sent: 0, 1, 2, 128, 3.
+    # "round-robin" gives sub-partition 1 the next turn: 0, 1, 128, 2, 3. Warp 1's load completes
+    # one packet (2 + 2 cycles) earlier; warp 0's still ends with line 3, at the same cycle.
+    kb = KernelBuilder("two-parts", (1,), (64,))
+    lane = np.arange(64)
+    kb.load(0x10, np.where(lane < 32, (lane // 8) * LINE, 128 * LINE))
+    kb.compute(1)
+    done = {}
+    for order in ("fifo", "round-robin"):
+        g = gpu(l2_partitions=2, icnt_packet_gap=2, icnt_response_order=order)
+        tm, (r,) = run([kb], g, log_ldst=True)
+        done[order] = {int(w): int(c) for c, _, w, _, what in tm.ldst_log() if what == LOG_LOAD_DONE}
+        assert r.counters["dram_reads"] == 5
+    assert done["fifo"][1] - done["round-robin"][1] == 2 + 2
+    assert done["fifo"][0] == done["round-robin"][0]
+
+
+def test_one_sub_partition_responds_alike_in_either_order():
+    # With a single sub-partition there is nothing to take turns between: the same run, cycle for cycle.
+    from tests.test_timing_self_check import mixed_kernel
+
+    out = []
+    for order in ("fifo", "round-robin"):
+        g = gpu(n_sm=2, max_warps_per_sm=8, max_threads_per_sm=256, icnt_packet_gap=1,
+                icnt_response_order=order, l1={"mshrs": 4, "miss_queue": 4})
+        tm, results = run([mixed_kernel(3), mixed_kernel(4)], g)
+        out.append(([(r.cycles, r.counters) for r in results], tm.access_log().tolist()))
+    assert out[0] == out[1]

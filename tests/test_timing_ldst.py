@@ -16,7 +16,7 @@ import pytest
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.presets import preset
 from golden.configs.schema import GPUConfig
-from golden.gpu.core import LOG_LDST_TAKE, LOG_MEM_ISSUE
+from golden.gpu.core import LOG_LDST_TAKE, LOG_LOAD_DONE, LOG_MEM_ISSUE
 from golden.gpu.model import TimingModel
 from golden.trace.builder import KernelBuilder
 from golden.workloads import registry
@@ -171,11 +171,17 @@ def test_write_allocate_fetch_needs_a_write_back_cache():
 def test_ldst_log_gives_each_instructions_issue_and_take():
     # The first test's case with a queue of 1: warp 0 issues at cycle 0 to the free unit (taken at
     # once), warp 1 issues at cycle 1 into the queue, the unit takes it at 4 when warp 0's 4 lines
-    # are sent, and warp 2 issues into the freed slot the same cycle; the unit takes it at 8.
+    # are sent, and warp 2 issues into the freed slot the same cycle; the unit takes it at 8. The
+    # 12 lines miss to DRAM: the first, sent at cycle 1, is back at 0 + DRAM_LATENCY, and the SM's
+    # output delivers a 2-flit response every 2 cycles, so each warp's load is done with its 4th
+    # line, 8 cycles after the previous warp's.
     tm, _ = run([loads_per_warp(3, 4)], gpu(ldst_queue=1), log_ldst=True)
-    issue, take = LOG_MEM_ISSUE, LOG_LDST_TAKE
+    issue, take, done = LOG_MEM_ISSUE, LOG_LDST_TAKE, LOG_LOAD_DONE
+    first = DRAM_LATENCY + 3 * 2
     assert tm.ldst_log().tolist() == [[0, 0, 0, 0, issue], [0, 0, 0, 0, take], [1, 0, 1, 1, issue],
-                                      [4, 0, 1, 1, take], [4, 0, 2, 2, issue], [8, 0, 2, 2, take]]
+                                      [4, 0, 1, 1, take], [4, 0, 2, 2, issue], [8, 0, 2, 2, take],
+                                      [first, 0, 0, 0, done], [first + 8, 0, 1, 1, done],
+                                      [first + 16, 0, 2, 2, done]]
     assert tm.access_log()[:, 0].tolist() == list(range(1, 13))  # the accesses alone, as without it
 
 

@@ -91,6 +91,8 @@ MACHINES = {
     "ldst-queue-rotating": dict(ldst_queue=3, issue_order="rotating"),
     "reserve-on-miss": dict(l1=dict(allocate="on-miss", size=8 * LINE, assoc=2),
                             l2=dict(size=16 * LINE, assoc=2, allocate="on-miss")),
+    # Each SM's crossbar output serving the two sub-partitions in turn, idling between packets.
+    "response-round-robin": dict(icnt_response_order="round-robin", icnt_packet_gap=1),
 }
 
 

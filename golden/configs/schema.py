@@ -30,6 +30,7 @@ __all__ = [
     "SCHEDULERS",
     "STALLED_RELEASES",
     "ISSUE_ORDERS",
+    "ICNT_RESPONSE_ORDERS",
     "DRAM_SCHEDULERS",
     "CACHE_LIMITS",
     "GPU_LIMITS",
@@ -60,6 +61,9 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 STALLED_RELEASES = ("all", "last")
 #: Orders in which an SM's schedulers issue within a cycle (GPUConfig.issue_order).
 ISSUE_ORDERS = ("fixed", "rotating")
+#: How an SM's crossbar output takes the responses waiting for it (GPUConfig.icnt_response_order):
+#: in the order the L2 sub-partitions sent them, or the sub-partitions in turn.
+ICNT_RESPONSE_ORDERS = ("fifo", "round-robin")
 #: How a DRAM channel orders its queued requests (GPUConfig.dram_scheduler): in arrival order, or
 #: first-ready first-come-first-served (row hits first, GPGPU-Sim's ``-gpgpu_dram_scheduler 1``).
 DRAM_SCHEDULERS = ("fcfs", "frfcfs")
@@ -381,6 +385,14 @@ class GPUConfig:
         sub-partition's request port. Measured on Accel-Sim at both ports: one idle cycle per
         packet with GPGPU-Sim's ``internal_speedup = 1.0`` (the GTX 480's
         ``config_fermi_islip.icnt``), none with 2.0 (the TITAN X Pascal's) (``docs/timing.md``).
+    icnt_response_order : str
+        Which waiting response an SM's crossbar output takes when it is free (timing model):
+        ``"fifo"``, in the order the L2 sub-partitions sent them (a packet waits for every one
+        sent before it, even one still on its way), or ``"round-robin"``, the sub-partitions with
+        a packet waiting in turn from the one after the last served, each sub-partition's in the
+        order it sent them (the output arbiter of GPGPU-Sim's iSLIP crossbar). With one
+        sub-partition the two are the same. Round robin delivers an SM's lines out of the order
+        they were requested, as Accel-Sim does (``docs/timing.md``, "The crossbar's round robin").
     l1_response_rate : int
         Load requests whose data an SM's L1 hands back per cycle from its arriving responses
         (timing model; 0: no limit). GPGPU-Sim's L1D passes one request a cycle to the LD/ST
@@ -446,6 +458,7 @@ class GPUConfig:
     icnt_latency: int = 8
     icnt_flit_bytes: int = 32
     icnt_packet_gap: int = 0
+    icnt_response_order: str = "fifo"
     l1_response_rate: int = 0
     dram_channels: int = 0
     dram_banks: int = 16
@@ -467,7 +480,7 @@ class GPUConfig:
 
     def __post_init__(self) -> None:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order",
-                           "dram_scheduler", "dram_address_map"))
+                           "icnt_response_order", "dram_scheduler", "dram_address_map"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -475,17 +488,11 @@ class GPUConfig:
         if self.max_threads_per_sm < self.warp_size:
             raise ValueError(f"max_threads_per_sm: must hold at least one {self.warp_size}-thread warp, "
                              f"not {self.max_threads_per_sm}")
-        if self.scheduler not in SCHEDULERS:
-            raise ValueError(f"scheduler: must be one of {', '.join(SCHEDULERS)}, not {self.scheduler!r}")
-        if self.stalled_release not in STALLED_RELEASES:
-            raise ValueError(f"stalled_release: must be one of {', '.join(STALLED_RELEASES)}, "
-                             f"not {self.stalled_release!r}")
-        if self.issue_order not in ISSUE_ORDERS:
-            raise ValueError(f"issue_order: must be one of {', '.join(ISSUE_ORDERS)}, "
-                             f"not {self.issue_order!r}")
-        if self.dram_scheduler not in DRAM_SCHEDULERS:
-            raise ValueError(f"dram_scheduler: must be one of {', '.join(DRAM_SCHEDULERS)}, "
-                             f"not {self.dram_scheduler!r}")
+        for name, choices in (("scheduler", SCHEDULERS), ("stalled_release", STALLED_RELEASES),
+                              ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
+                              ("dram_scheduler", DRAM_SCHEDULERS)):
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name}: must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
         address_map = parse_dram_address_map(self.dram_address_map)
         if address_map is not None and 1 << address_map.bank_bits != self.dram_banks:
             raise ValueError(f"dram_address_map: its {address_map.bank_bits} bank bits give "

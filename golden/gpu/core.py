@@ -108,7 +108,8 @@ __all__ = ["step_function", "shared_functions"]
  K_WPC, K_TPC, K_SMEM_CTA, K_REGS_CTA, K_N_CTAS, K_L1_MISS_LAT, K_L1_MQ_RING,
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
- K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST) = range(len(layout.CONFIG))
+ K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
+ K_RSP_RR) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -133,7 +134,8 @@ __all__ = ["step_function", "shared_functions"]
  M_SM_LIMIT_SEEN, M_SM_ELIG_DIRTY, M_LD_FAIL, M_WAKE, M_CTL_READY, M_CTL_FIRST_CTA, M_CTL_WINDOW,
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
- M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,) = range(43)
+ M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,
+ M_RSP_N, M_RSP_LAST,) = range(45)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -144,11 +146,12 @@ __all__ = ["step_function", "shared_functions"]
 (B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
 (H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE,) = range(6)
 (DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(8)
+(PT_HEAD, PT_TAIL,) = range(2)
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 43, 10, 18, 4, 6, 9, 4, 6, 8, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 45, 10, 18, 4, 6, 9, 4, 6, 8, 2, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -158,6 +161,8 @@ GLOBAL = int(Space.GLOBAL)
 # Request kinds and event kinds.
 RQ_READ, RQ_WRITE, RQ_ATOMIC = 1, 2, 3
 EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE = 1, 2, 3, 4, 5, 6
+# icnt_response_order "round-robin": a response reaches its SM's crossbar output; the output is free again.
+EV_PORT_ARRIVE, EV_PORT_FREE = 7, 8
 _EV_SHIFT = 48
 _EV_MASK = (1 << _EV_SHIFT) - 1
 # The ``registers`` dependence rule (layout.DEPENDENCES), and a warp's stop when nothing it will
@@ -182,8 +187,9 @@ N_SERIES = 5
 LOG_READY, LOG_FIRST_CTA, LOG_BYPASS = 5, 6, 7
 #: Outcomes of the LD/ST unit's rows in the per-access log (``log_ldst``): a global memory
 #: instruction issued (line: its warp slot, SM x slots + slot; op: its program row) and the LD/ST
-#: unit taking it (the same fields). Issue and take share a cycle when the unit was free.
-LOG_MEM_ISSUE, LOG_LDST_TAKE = 8, 9
+#: unit taking it (the same fields). Issue and take share a cycle when the unit was free. A load
+#: done (the same fields): its last line is back, so the warp may use it.
+LOG_MEM_ISSUE, LOG_LDST_TAKE, LOG_LOAD_DONE = 8, 9, 10
 N_LOG = 5
 # Bytes of a packet's header (GPGPU-Sim's READ_PACKET_SIZE and WRITE_PACKET_SIZE, shader.h): a read
 # request is the header alone, a write or a response the header and its data (mem_fetch::size).
@@ -473,15 +479,73 @@ def _dram_schedule(K, S, t, ch):
         _event(S, wake, EV_DRAM_WAKE, ch)
 
 
+def _response_flits(K, S, r):
+    """Flits of request ``r``'s response: the header and the data, a write's acknowledgement the header."""
+    return _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else _flits(K, 0)
+
+
 def _respond_to_sm(K, S, r, part, ready):
     """Send request ``r``'s response from ``part`` at cycle ``ready``; schedules its arrival."""
-    flits = _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else _flits(K, 0)
+    flits = _response_flits(K, S, r)
     depart = max(ready, S.part[P_P_RSP_FREE, part])
     S.part[P_P_RSP_FREE, part] = depart + flits
+    if K[K_RSP_RR]:
+        # The SM's output chooses among the sub-partitions itself (_port_serve).
+        _event(S, depart + K[K_ICNT_LAT], EV_PORT_ARRIVE, r)
+        return
     arrive = max(depart + K[K_ICNT_LAT], S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]])
     # A crossbar output (here: towards the SM) idles icnt_packet_gap cycles after each packet.
     S.sm[M_SM_RSP_FREE, S.r[R_R_SM, r]] = arrive + flits + K[K_ICNT_GAP]
     _event(S, arrive + flits, EV_L1_FILL, r)
+
+
+def _port_arrive(K, S, t, r):
+    """Response ``r`` reaches its SM's crossbar output at ``t`` (``icnt_response_order`` round-robin).
+
+    It waits in the output's queue for its sub-partition (``port`` table, linked through
+    ``r_next``, which nothing else uses while a response travels); a free output serves it now.
+    """
+    sm = S.r[R_R_SM, r]
+    q = sm * K[K_N_PART] + S.r[R_R_PART, r]
+    S.r[R_R_NEXT, r] = -1
+    if S.port[PT_HEAD, q] < 0:
+        S.port[PT_HEAD, q] = r
+    else:
+        S.r[R_R_NEXT, S.port[PT_TAIL, q]] = r
+    S.port[PT_TAIL, q] = r
+    S.sm[M_RSP_N, sm] += 1
+    # While responses wait, one EV_PORT_FREE is due when the output is next free (at most this
+    # cycle): the first to wait serves itself or asks for it.
+    if S.sm[M_RSP_N, sm] == 1:
+        if S.sm[M_SM_RSP_FREE, sm] <= t:
+            _port_serve(K, S, t, sm)
+        else:
+            _event(S, S.sm[M_SM_RSP_FREE, sm], EV_PORT_FREE, sm)
+
+
+def _port_serve(K, S, t, sm):
+    """The free crossbar output towards ``sm`` takes the next waiting response at ``t``.
+
+    Round robin over the sub-partitions, from the one after the sub-partition served last (the
+    output arbiter of GPGPU-Sim's iSLIP crossbar): a sub-partition's responses leave in the
+    order it sent them, the sub-partitions take turns. The output idles icnt_packet_gap cycles
+    after each packet, as in the FIFO rule.
+    """
+    n_part = K[K_N_PART]
+    for k in range(1, n_part + 1):
+        part = (S.sm[M_RSP_LAST, sm] + k) % n_part
+        q = sm * n_part + part
+        r = S.port[PT_HEAD, q]
+        if r >= 0:
+            S.port[PT_HEAD, q] = S.r[R_R_NEXT, r]
+            S.sm[M_RSP_N, sm] -= 1
+            S.sm[M_RSP_LAST, sm] = part
+            flits = _response_flits(K, S, r)
+            S.sm[M_SM_RSP_FREE, sm] = t + flits + K[K_ICNT_GAP]
+            _event(S, t + flits, EV_L1_FILL, r)
+            if S.sm[M_RSP_N, sm] > 0:
+                _event(S, S.sm[M_SM_RSP_FREE, sm], EV_PORT_FREE, sm)
+            return
 
 
 # -- L2 sub-partitions -------------------------------------------------------------------
@@ -803,6 +867,8 @@ def _load_done(K, S, gslot, row, t):
     if S.w[W_W_PEND, gslot] == 0:
         # Only the last line can make the warp ready (``_why``): its scheduler alone wakes.
         S.sm[M_WAKE, gslot // K[K_SLOTS]] |= np.int64(1) << (gslot % K[K_SLOTS] % K[K_N_SCHED])
+        if K[K_LOG_LDST]:
+            _log(K, S, gslot // K[K_SLOTS], gslot, row, np.int64(LOG_LOAD_DONE))
     S.c[C_LOADS_DONE] += 1
     S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
     _retire_if_done(K, S, gslot)
@@ -1868,6 +1934,10 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
         if S.ch[H_DQ_WAKE, x] == t:
             S.ch[H_DQ_WAKE, x] = -1
         _dram_schedule(K, S, t, x)
+    elif kind == EV_PORT_ARRIVE:
+        _port_arrive(K, S, t, x)
+    elif kind == EV_PORT_FREE:
+        _port_serve(K, S, t, x)
     else:
         _l1_fill(buf, K, S, h1, h2, h3, t, x)
 
@@ -2194,7 +2264,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
-              _dram_schedule, _respond_to_sm, _below_l2, _write_below_l2, _l2_install,
+              _dram_schedule, _response_flits, _respond_to_sm, _port_arrive, _port_serve, _below_l2,
+              _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
               _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held,

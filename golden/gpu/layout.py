@@ -49,7 +49,8 @@ TABLES = {
         'sm_limit_seen', 'sm_elig_dirty', 'ld_fail', 'wake', 'ctl_ready', 'ctl_first_cta', 'ctl_window',
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
-        'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n', 'ctl_vta_hits'
+        'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n', 'ctl_vta_hits',
+        'rsp_n', 'rsp_last'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -75,6 +76,9 @@ TABLES = {
     ),
     'dq': (
         'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free'
+    ),
+    'port': (
+        'port_head', 'port_tail'
     ),
     'smem': (
         'x_tag', 'x_owner'
@@ -103,7 +107,7 @@ CONFIG = (
     "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release", "ldst_queue",
     "issue_rotating", "l2_write_fetch",
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
-    "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst",
+    "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

@@ -25,6 +25,7 @@ from golden.gpu.core import (
     FINISHED,
     LOG_FIRST_CTA,
     LOG_LDST_TAKE,
+    LOG_LOAD_DONE,
     LOG_MEM_ISSUE,
     LOG_READY,
     step_function,
@@ -47,7 +48,7 @@ __all__ = ["DeadlockError", "KernelTiming", "SchedulerControl", "TimingModel", "
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
 #: Outcomes of the per-access log's rows that are not accesses.
-_NOT_ACCESSES = np.array([LOG_READY, LOG_FIRST_CTA, LOG_MEM_ISSUE, LOG_LDST_TAKE])
+_NOT_ACCESSES = np.array([LOG_READY, LOG_FIRST_CTA, LOG_MEM_ISSUE, LOG_LDST_TAKE, LOG_LOAD_DONE])
 
 #: Cycles per call of the compiled loop (progress and time-series granularity).
 SLICE = 1 << 16
@@ -278,12 +279,13 @@ class TimingModel:
         """The LD/ST unit's rows so far (``log_ldst``): (cycle, sm, warp slot, program row, what).
 
         ``what`` is ``golden.gpu.core.LOG_MEM_ISSUE`` (a global memory instruction with line
-        requests issued) or ``LOG_LDST_TAKE`` (the SM's LD/ST unit took it). The warp slot is
-        SM x slots + slot; the program row indexes the kernel's ``insts``. Per SM the unit takes
-        instructions in issue order.
+        requests issued), ``LOG_LDST_TAKE`` (the SM's LD/ST unit took it) or ``LOG_LOAD_DONE``
+        (a load's last line is back: the warp may use it). The warp slot is SM x slots + slot;
+        the program row indexes the kernel's ``insts``. Per SM the unit takes instructions in
+        issue order.
         """
         log = self.event_log()
-        return log[(log[:, 4] == LOG_MEM_ISSUE) | (log[:, 4] == LOG_LDST_TAKE)]
+        return log[np.isin(log[:, 4], (LOG_MEM_ISSUE, LOG_LDST_TAKE, LOG_LOAD_DONE))]
 
     def event_log(self) -> np.ndarray:
         """The accesses, the SMs' monitor events (outcomes 5 and 6, ``golden.gpu.core``) and the

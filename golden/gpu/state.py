@@ -100,9 +100,9 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         SM is left quiet, so its counts are added cycle by cycle. Slower; the
         results must equal a run without it.
     log_ldst : bool
-        Also log each global memory instruction's issue and the LD/ST unit's
-        taking it (``golden.gpu.core.LOG_MEM_ISSUE``, ``LOG_LDST_TAKE``); needs
-        ``log_capacity`` > 0.
+        Also log each global memory instruction's issue, the LD/ST unit's
+        taking it and each load's completion (``golden.gpu.core.LOG_MEM_ISSUE``,
+        ``LOG_LDST_TAKE``, ``LOG_LOAD_DONE``); needs ``log_capacity`` > 0.
 
     Raises
     ------
@@ -152,6 +152,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l2_shift": l2.line_size.bit_length() - l1.line_size.bit_length(),
         "n_part": gpu.l2_partitions, "l2_sets": l2.sets, "icnt_latency": gpu.icnt_latency,
         "icnt_packet_gap": gpu.icnt_packet_gap, "l1_response_rate": gpu.l1_response_rate,
+        "icnt_response_rr": gpu.icnt_response_order == "round-robin",
         "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size,
         "sector_bytes": l1.sector_size,
         "l2_line_bytes": l2.line_size, "l2_sector_bytes": l2.sector_size, "has_l3": gpu.l3 is not None,
@@ -206,13 +207,16 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     n_wait = int(n_sm * (m1 * merges + slots * 32))
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
-             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "lq": n_sm * k[_K["l1_lq_size"]],
+             "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "port": n_sm * n_part,
+             "lq": n_sm * k[_K["l1_lq_size"]],
              "ldq": n_sm * max(1, k[_K["ldst_queue"]]), "dq": k[_K["n_channels"]] * k[_K["dq_per_channel"]]}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
-    # Events: requests, loads, and per DRAM request its arrival and at most one wake-up of its channel.
-    node, bucket, ovf, meta = new_events(n_req + int(n_sm * slots * 32) + 1024 + 2 * int(sizes["dq"]))
+    # Events: requests, loads, per DRAM request its arrival and at most one wake-up of its channel,
+    # and per SM at most one wake-up of its crossbar output (icnt_response_order round-robin).
+    node, bucket, ovf, meta = new_events(n_req + int(n_sm * slots * 32) + 1024 + 2 * int(sizes["dq"])
+                                         + int(n_sm))
     state = TimingState(
         **arrays, sched_last=np.full(int(n_sm * k[_K["n_sched"]]), -1, np.int64),
         sched_sleep=np.zeros(int(n_sm * k[_K["n_sched"]]), np.int64),
@@ -244,6 +248,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.sm[row("sm", "ld_slot")] = -1
     state.sm[row("sm", "ld_asked")] = -1
     state.sm[row("sm", "ctl_first_cta")] = -1
+    state.port[row("port", "port_head")] = -1
     state.smem[row("smem", "x_tag")] = -1
     return state
 
