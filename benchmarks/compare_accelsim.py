@@ -285,10 +285,11 @@ def icnt_fields(icnt: str) -> dict[str, int | str]:
 
     intersim sizes packets with the file's ``flit_size`` (``InterconnectInterface::Push``), not
     with ``-icnt_flit_size``; a router whose ``internal_speedup`` is under 2 idles one cycle after
-    each packet at an output (measured, ``docs/timing.md``, "One idle cycle per packet"), and its
-    output's arbiter chooses each packet among the inputs in turn, where a router twice as fast
-    as its channels queues packets at the output in the order they cross (measured on both
-    presets' configs, "The crossbar's round robin").
+    each packet at an output (measured, ``docs/timing.md``, "One idle cycle per packet"). The
+    response order follows the same split: ``"round-robin"`` (intersim's iSLIP output arbiter,
+    measured to match Accel-Sim on the GTX 480's router) under 2, ``"fifo"`` from 2 on (the
+    TITAN X Pascal's router, whose Accel-Sim runs the round robin moved away from; why was not
+    measured), ``docs/timing.md``, "The crossbar's round robin".
     """
     def value(name: str, default: float) -> float:
         found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)\s*;", icnt, re.M)

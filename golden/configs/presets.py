@@ -217,8 +217,8 @@ _CIAO18 = GPUConfig(
     # The same router's output arbiter picks the next packet among the sub-partitions in turn
     # (intersim2's iSLIP): an SM's lines come back out of the order it asked for them. Measured on
     # Accel-Sim, with it the round trips and the warps' turns at the LD/ST unit match
-    # (docs/timing.md, "The crossbar's round robin"). kim20's TITAN X Pascal router
-    # (internal_speedup 2.0) is closer to first come, first served, and keeps "fifo".
+    # (docs/timing.md, "The crossbar's round robin"). kim20 keeps "fifo": with the round robin its
+    # 0.25 runs moved away from Accel-Sim's (the same section; why was not measured).
     icnt_response_order="round-robin",
     # GPGPU-Sim's L1D hands one request a cycle back to the LD/ST unit's writeback
     # (mshr_table::next_access), so loads merged on one MSHR complete on successive cycles;

@@ -178,8 +178,6 @@ UNBLOCKED, BLOCK_ALL, BLOCK_LOADS = layout.UNBLOCKED, layout.BLOCK_ALL, layout.B
 WRITE_BACK = engine.WRITE_BACK
 WRITE_EVICT = engine.WRITE_EVICT
 MEMORY = engine.MEMORY
-# Series columns: cycle, instructions, resident warps, l1 accesses, l1 hits.
-N_SERIES = 5
 # Access-log columns: cycle, sm, line, op, outcome (1 hit, 2 miss, 3 merge, 4 sector miss); and the
 # SM events of the occupancy monitor: outcome 5 (``line`` = the SM's warps able to issue from this
 # cycle on), outcome 6 (the SM's first CTA of the kernel: its sampling window starts); outcome 7
