@@ -9,6 +9,8 @@ whose registers matter). Accel-Sim is not part of gpucache: build it with
 ``../shared/peers/accelsim/build.sh`` and give its build directory with
 ``--accelsim``; give the bare git copy of ``gpgpu-sim_distribution`` with
 ``--gpgpusim-git`` (the configs are read from it, never copied into gpucache).
+The runs made with it, the targets and every experiment on a gap are in
+``docs/validation.md``.
 
 **Matching machines.** Accel-Sim's HEAD ``tested-cfgs`` are newer machines than
 the presets (HEAD ``SM6_TITANX`` has 28 SMs of 64 warps and a 96 KB L1). The
@@ -285,11 +287,11 @@ def icnt_fields(icnt: str) -> dict[str, int | str]:
 
     intersim sizes packets with the file's ``flit_size`` (``InterconnectInterface::Push``), not
     with ``-icnt_flit_size``; a router whose ``internal_speedup`` is under 2 idles one cycle after
-    each packet at an output (measured, ``docs/timing.md``, "One idle cycle per packet"). The
+    each packet at an output (measured, ``docs/validation.md``, "One idle cycle per packet"). The
     response order follows the same split: ``"round-robin"`` (intersim's iSLIP output arbiter,
     measured to match Accel-Sim on the GTX 480's router) under 2, ``"fifo"`` from 2 on (the
     TITAN X Pascal's router, whose Accel-Sim runs the round robin moved away from; why was not
-    measured), ``docs/timing.md``, "The crossbar's round robin".
+    measured), ``docs/validation.md``, "The crossbar's round robin".
     """
     def value(name: str, default: float) -> float:
         found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)\s*;", icnt, re.M)

@@ -1,6 +1,6 @@
 """In what order warps reach the LD/ST unit: gpucache's timing model, and Accel-Sim's from a log.
 
-Measures one kernel of a built-in workload (``docs/timing.md``, "The slots hold as many
+Measures one kernel of a built-in workload (``docs/validation.md``, "The slots hold as many
 instructions on both sides"):
 
 * **queued**: the global memory instructions issued and not yet taken by the SM's LD/ST unit,
