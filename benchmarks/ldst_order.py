@@ -10,7 +10,15 @@ instructions on both sides"):
   second kernel a 32-line load can hit only then (4-way sets);
 * **lead**: the most minus the least loads at ``--pc`` taken by one warp of an SM, at 9 evenly
   spaced points of the kernel, averaged over points and SMs (how far warps drift apart);
-* the kernel's L1 hit rate (hits over global load requests).
+* the kernel's L1 hit rate (hits over global load requests);
+* with ``--phases``, where each warp's time goes, by its age rank on the SM (rank 0: the SM's
+  lowest warp id, the oldest under GTO): for each memory instruction of the kernel (by PC), the
+  mean cycles from its issue to the unit's take (``I->T``), from the take to the load's last line
+  back (``T->D``, loads only) and from then (a store: from the take) to the warp's next memory
+  issue (``->next``), and the total per ``--pc`` load (one trip of the loop). The oldest warps'
+  head start under an age-ordered scheduler is the ``->next`` rows' spread; how much of it the
+  other phases take back decides how fast the warps drift apart (``docs/validation.md``,
+  "gesummv at 0.25").
 
 gpucache's side runs the timing model with its LD/ST log (``TimingModel(log_ldst=True)``) on the
 preset (``--config``, ciao18 by default), with the schedulers' order Accel-Sim uses
@@ -18,11 +26,14 @@ preset (``--config``, ciao18 by default), with the schedulers' order Accel-Sim u
 ``compare_accelsim.py --logs DIR`` made with ``GPUCACHE_IFLOG=1`` in the environment, on a build
 patched (outside this repository) to print ``MI cycle sm warp pc`` in
 ``shader_core_ctx::issue_warp`` and ``MT cycle sm warp pc`` in ``ldst_unit::issue`` for each
-global load or store (cycles as ``gpu_tot_sim_cycle + gpu_sim_cycle``); its kernels are cut at
-the ``gpu_tot_sim_cycle`` lines it prints.
+global load or store, and ``MD cycle sm warp pc`` where a global load completes (the last
+pending register released, in ``ldst_unit::writeback`` and for an L1 hit in
+``ldst_unit::L1_latency_queue_cycle``; ``--phases`` needs these), with cycles as
+``gpu_tot_sim_cycle + gpu_sim_cycle``; its kernels are cut at the ``gpu_tot_sim_cycle`` lines
+it prints.
 
     python benchmarks/ldst_order.py rdgc/bicg --scale 0.25 --kernel 1 --pc 312 \\
-        [--set scheduler=lrr] [--accelsim-log LOGDIR/ciao18-rdgc-bicg.log]
+        [--set scheduler=lrr] [--accelsim-log LOGDIR/ciao18-rdgc-bicg.log] [--phases]
 """
 
 from __future__ import annotations
@@ -43,8 +54,10 @@ from golden.gpu.core import LOG_LOAD_DONE, LOG_MEM_ISSUE
 from golden.gpu.model import TimingModel
 from golden.workloads import registry
 
-#: Columns of an event array: cycle, SM, 1 for an issue (0 for the unit's take), warp, PC.
+#: Columns of an event array: cycle, SM, kind (TAKE, ISSUE or DONE), warp, PC.
 CYCLE, SM, ISSUE, WARP, PC = range(5)
+#: Kinds of event: the LD/ST unit takes the instruction, the scheduler issues it, a load completes.
+TAKE, ISSUED, DONE = 0, 1, 2
 
 
 def gpucache_events(config: str, name: str, scale: float, kernel: int,
@@ -67,10 +80,9 @@ def gpucache_events(config: str, name: str, scale: float, kernel: int,
         if i < kernel:
             model.log.clear()
     log = model.ldst_log()
-    log = log[log[:, 4] != LOG_LOAD_DONE]  # issues and takes only
     pcs = model.program(wl.kernels[kernel]).pc
-    events = np.stack([log[:, 0], log[:, 1], (log[:, 4] == LOG_MEM_ISSUE).astype(np.int64), log[:, 2],
-                       pcs[log[:, 3]]], axis=1)
+    kind = np.where(log[:, 4] == LOG_MEM_ISSUE, ISSUED, np.where(log[:, 4] == LOG_LOAD_DONE, DONE, TAKE))
+    events = np.stack([log[:, 0], log[:, 1], kind, log[:, 2], pcs[log[:, 3]]], axis=1)
     c = timing.counters
     return events, 100.0 * c["l1_sector_load_hits"] / max(1, c["l1_sector_loads"])
 
@@ -85,14 +97,75 @@ def accelsim_events(path: Path, kernel: int) -> tuple[np.ndarray, float]:
     if kernel >= len(ends) or len(hits) != len(ends) or len(total) != len(ends):
         sys.exit(f"ldst_order: {path}: no statistics for kernel {kernel} ({len(ends)} kernels ended)")
     lo, hi = (ends[kernel - 1] if kernel else -1), ends[kernel]
-    rows = [(int(m[2]), int(m[3]), int(m[1] == "I"), int(m[4]), int(m[5]))
-            for m in re.finditer(r"^M([IT]) (\d+) (\d+) (\d+) (\d+)$", text, re.M)]
+    kinds = {"I": ISSUED, "T": TAKE, "D": DONE}
+    rows = [(int(m[2]), int(m[3]), kinds[m[1]], int(m[4]), int(m[5]))
+            for m in re.finditer(r"^M([ITD]) (\d+) (\d+) (\d+) (\d+)$", text, re.M)]
     events = np.array([r for r in rows if lo < r[0] <= hi], dtype=np.int64).reshape(-1, 5)
     if not len(events):
         sys.exit(f"ldst_order: {path}: no MI/MT lines in kernel {kernel} "
                  "(a build with the log, run with GPUCACHE_IFLOG=1?)")
     before = (hits[kernel - 1], total[kernel - 1]) if kernel else (0, 0)
     return events, 100.0 * (hits[kernel] - before[0]) / max(1, total[kernel] - before[1])
+
+
+def issues_and_takes(events: np.ndarray) -> np.ndarray:
+    """The events without the loads' completions."""
+    return events[events[:, ISSUE] != DONE]
+
+
+def phases(events: np.ndarray, pc: int) -> tuple[dict, np.ndarray, list[int]]:
+    """Mean cycles of each phase of each memory instruction, by PC and the warp's age rank on its SM.
+
+    Returns ``({(pc, phase): [mean per rank]}, total cycles per trip of the loop per rank, the PCs
+    in program order)``; ``phase`` is ``"I->T"``, ``"T->D"`` or ``"->next"`` (module docstring).
+    A warp's instructions are matched in order: its n-th issue, n-th take and, for the PCs that
+    complete (loads), the n-th completion at that PC.
+    """
+    events = events[np.lexsort((events[:, ISSUE], events[:, CYCLE]))]
+    loads = set(events[events[:, ISSUE] == DONE, PC].tolist())
+    sums: dict[tuple[int, str, int], list[int]] = defaultdict(list)
+    life: dict[int, list[float]] = defaultdict(list)
+    for sm in np.unique(events[:, SM]):
+        e = events[events[:, SM] == sm]
+        for rank, w in enumerate(np.unique(e[:, WARP])):
+            x = e[e[:, WARP] == w]
+            iss, tak = x[x[:, ISSUE] == ISSUED], x[x[:, ISSUE] == TAKE]
+            n = min(len(iss), len(tak))
+            done = {p: list(x[(x[:, ISSUE] == DONE) & (x[:, PC] == p), CYCLE]) for p in loads}
+            for i in range(n):
+                p = int(iss[i, PC])
+                ready = tak[i, CYCLE]
+                sums[(p, "I->T", rank)].append(tak[i, CYCLE] - iss[i, CYCLE])
+                if p in loads and done[p]:
+                    ready = done[p].pop(0)
+                    sums[(p, "T->D", rank)].append(ready - tak[i, CYCLE])
+                if i + 1 < len(iss):
+                    sums[(p, "->next", rank)].append(iss[i + 1, CYCLE] - ready)
+            trips = int(np.sum(tak[:, PC] == pc))
+            if trips and n > 1:
+                life[rank].append((iss[n - 1, CYCLE] - iss[0, CYCLE]) / trips)
+    ranks = sorted(life)
+    order = [int(p) for p in dict.fromkeys(events[events[:, ISSUE] == ISSUED, PC].tolist())]
+    table = {}
+    for p in order:
+        for ph in ("I->T", "T->D", "->next"):
+            if any(sums[(p, ph, r)] for r in ranks):
+                table[(p, ph)] = [float(np.mean(sums[(p, ph, r)])) if sums[(p, ph, r)] else 0.0
+                                  for r in ranks]
+    return table, np.array([np.mean(life[r]) for r in ranks]), order
+
+
+def report_phases(side: str, events: np.ndarray, pc: int) -> None:
+    """Print ``phases``: one row per (PC, phase), one column per age rank, and the spread."""
+    table, total, order = phases(events, pc)
+    n = len(total)
+    q = max(1, n // 4)
+    print(f"{side}: mean cycles by age rank on the SM (0 = oldest); spread = youngest {q} minus oldest {q}")
+    print(f"  {'PC':>5} {'phase':<7}" + "".join(f"{r:>7}" for r in range(n)) + f"{'spread':>9}")
+    for (p, ph), v in table.items():
+        print(f"  {p:>5} {ph:<7}" + "".join(f"{x:>7.0f}" for x in v) + f"{sum(v[-q:]) - sum(v[:q]):>9.0f}")
+    print(f"  {'trip':>5} {'total':<7}" + "".join(f"{x:>7.0f}" for x in total)
+          + f"{sum(total[-q:]) - sum(total[:q]):>9.0f}  (cycles per --pc load, first issue to last)")
 
 
 def queued(events: np.ndarray, top: int = 8) -> np.ndarray:
@@ -138,6 +211,7 @@ def close_and_lead(events: np.ndarray, pc: int, others: int) -> tuple[float, flo
 
 
 def report(side: str, events: np.ndarray, hit: float, pc: int, others: int) -> None:
+    events = issues_and_takes(events)
     share = queued(events)
     mean = float((share * np.arange(len(share))).sum())
     near, lead, loads = close_and_lead(events, pc, others)
@@ -156,18 +230,26 @@ def main() -> int:
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="change a field of the preset (scheduler=lrr, ldst_queue=5, ...)")
     ap.add_argument("--accelsim-log", type=Path, help="compare_accelsim.py --logs output of a patched build")
+    ap.add_argument("--phases", action="store_true",
+                    help="also print each memory instruction's phases by warp age rank (module docstring)")
     args = ap.parse_args()
     print(f"{args.workload} at scale {args.scale}, kernel {args.kernel}, loads at PC {args.pc}; "
           f"{args.config} preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
     print(f"{'side':<10} {'L1 hit':>10} {'queued':>7}  {'close':>10} {'lead':>7} {'loads':>9}  "
           "time at each queued count")
-    events, hit = gpucache_events(args.config, args.workload, args.scale, args.kernel, args.set)
-    report("gpucache", events, hit, args.pc, args.others)
+    sides = [("gpucache", *gpucache_events(args.config, args.workload, args.scale, args.kernel, args.set))]
+    report(*sides[0], args.pc, args.others)
     if args.accelsim_log:
         if not args.accelsim_log.is_file():
             sys.exit(f"ldst_order: --accelsim-log {args.accelsim_log}: no such file")
-        events, hit = accelsim_events(args.accelsim_log, args.kernel)
-        report("Accel-Sim", events, hit, args.pc, args.others)
+        sides.append(("Accel-Sim", *accelsim_events(args.accelsim_log, args.kernel)))
+        report(*sides[1], args.pc, args.others)
+    if args.phases:
+        for side, events, _ in sides:
+            if not np.any(events[:, ISSUE] == DONE):
+                sys.exit(f"ldst_order: --phases: no load completions in {side}'s events "
+                         "(MD lines in the log?)")
+            report_phases(side, events, args.pc)
     return 0
 
 
