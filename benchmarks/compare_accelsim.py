@@ -52,8 +52,8 @@ field that still differs from the preset before the table, including
 cycle whatever the config, where 3.2.2 (the ciao18 preset's source) did not:
 the gpucache side runs with ``issue_order = "rotating"`` and says so.
 
-**Differences that remain** (documented in ``docs/timing.md``, "Validation
-against Accel-Sim"): Accel-Sim's cores have operand collectors, register
+**Differences that remain** (documented in ``docs/validation.md``, "The same
+machine on both sides"): Accel-Sim's cores have operand collectors, register
 banks, an instruction buffer and fetch, execution-unit pipelines and
 dual issue (``gpgpu_max_insn_issue_per_warp 2`` on Pascal) that gpucache
 does not model; its interconnect is a booksim iSLIP crossbar with 40-byte

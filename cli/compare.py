@@ -6,7 +6,7 @@ import argparse
 import time
 
 from cli.output import finish_compare, format_table, run_compare_tasks, where_ran
-from cli.run import scale
+from cli.run import scale, timing_check
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
 from golden.workloads import registry
@@ -124,7 +124,7 @@ def compare(args: argparse.Namespace) -> int:
     if args.cores or args.mixes or args.policies:
         raise InputError("--cores, --mixes and --policies apply to --suite drp16 only")
     args.scale = 1.0 if args.scale is None else args.scale
-    gpu = load_config(args.config)
+    gpu = load_config(args.config, check=timing_check if args.timing == "cycle" else None)
     if args.suite not in registry.suites():
         raise InputError(f"unknown suite {args.suite!r}; suites are {', '.join(registry.suites())}, drp16")
     names = registry.names(args.suite)

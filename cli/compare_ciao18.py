@@ -7,6 +7,7 @@ import time
 
 from cli.output import finish_compare, format_table, where_ran
 from cli.progress import progress
+from cli.run import timing_check
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
 from golden.workloads import registry
@@ -82,7 +83,7 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     from golden.experiments.ciao18_runs import run_comparison
     from golden.experiments.sweep.store import ResultsStore
 
-    gpu = load_config(args.config)
+    gpu = load_config(args.config, check=timing_check)
     scale = 1.0 if args.scale is None else args.scale
     names = registry.names("ciao18")
     if args.workloads:

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from cli.output import finish_compare, format_table, run_compare_tasks
+from cli.run import timing_check
 from golden.configs.loader import config_to_dict, load_config
 from golden.errors import InputError
 from golden.workloads import registry
@@ -40,7 +41,7 @@ def compare_kim20(args: argparse.Namespace) -> int:
         raise InputError("--timing: kim20's comparison needs the timing model (cycle): its policy samples "
                          "the warp occupancy and 5,000-cycle windows")
     scale = 1.0 if args.scale is None else args.scale
-    gpu = load_config(args.config)
+    gpu = load_config(args.config, check=timing_check)
     names = registry.names("kim20")
     if args.workloads:
         names = [registry.get(w if "/" in w else f"kim20/{w}").key for w in args.workloads]

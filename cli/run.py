@@ -34,11 +34,23 @@ from golden.workloads import registry
 #: ``--dependences`` values: ``auto`` and the timing model's rules.
 DEPENDENCE_CHOICES = ("auto", *DEPENDENCES)
 
-__all__ = ["add_parser", "run", "simulate", "load_workload_arg", "scale", "positive_int"]
+__all__ = ["add_parser", "run", "simulate", "load_workload_arg", "scale", "positive_int", "timing_check"]
 
 #: Accesses handed to the hierarchy at a time: bounds memory and paces the progress bar.
 CHUNK = 1 << 20
 
+
+
+def timing_check(gpu: GPUConfig) -> None:
+    """The timing model's check of a config (:func:`golden.gpu.state.check_timing_config`).
+
+    Given to :func:`~golden.configs.loader.load_config` by the commands that run the timing model,
+    so a config file the timing model cannot run is refused with its file and line before any
+    work. Imported here, when called: the timing model's modules load the compiled loop's code.
+    """
+    from golden.gpu.state import check_timing_config
+
+    check_timing_config(gpu)
 
 
 def scale(text: str) -> float:
@@ -108,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the main job as the arguments say; print the tables, write the JSON."""
     if args.trace and (args.scale is not None or args.seed is not None):
         raise InputError("--scale and --seed size a built-in --workload; a --trace runs as recorded")
-    gpu = load_config(args.config)
+    gpu = load_config(args.config, check=timing_check if args.timing == "cycle" else None)
     if args.scheduler:
         gpu = gpu.replace(scheduler=args.scheduler)
     if args.warp_limit is not None:

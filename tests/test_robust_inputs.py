@@ -293,6 +293,34 @@ def test_config_errors_via_cli(capsys, tmp_path):
                "policy_params.pc-bypass: policy 'pc-bypass' refuses these parameters")
 
 
+@pytest.mark.parametrize("text, argv, message", [
+    ('base = "ciao18"\n[l1]\nlookup_latency = 2\n', ["run", "--workload", "rdgc/gesummv"],
+     ":3: l1.lookup_latency: the lookup pipeline is part of the hit latency, so it must be at most l1's "
+     "hit latency (1), not 2"),
+    ('base = "ciao18"\nwarp_limit = 99\n', ["run", "--workload", "rdgc/gesummv"],
+     ":2: warp_limit: must be at most max_warps_per_sm (48), not 99"),
+    ('base = "kim20"\n[l1]\nwrite = "write-back"\n', ["compare", "--suite", "kim20", "--workloads", "nn"],
+     ":3: l1.write: the timing model runs write-through or write-evict L1s"),
+    ('base = "ciao18"\n[l2]\nmiss_latency = 5\n', ["compare", "--suite", "ciao18", "--workloads", "nn"],
+     ":3: l2.miss_latency: the timing model has it at the L1 only"),
+])
+def test_timing_config_refused_at_load_with_its_line(capsys, tmp_path, text, argv, message):
+    # Valid configs the timing model cannot run: refused by the commands that run it, before any work.
+    path = cfg_file(tmp_path, text)
+    load_config(path)  # the functional model's view: nothing wrong
+    user_error(capsys, [*argv, "--scale", "0.01", "--config", path], message)
+
+
+def test_timing_config_mistakes_without_a_file_are_one_line(capsys, tmp_path):
+    user_error(capsys, ["run", "--workload", "rdgc/gesummv", "--scale", "0.01", "--config", "ciao18",
+                        "--warp-limit", "99"],
+               "warp_limit: must be at most max_warps_per_sm (48), not 99")
+    # a CTA that can never be resident (gesummv's CTAs hold 256 threads)
+    path = cfg_file(tmp_path, 'base = "ciao18"\nmax_threads_per_sm = 64\n')
+    user_error(capsys, ["run", "--workload", "rdgc/gesummv", "--scale", "0.01", "--config", path],
+               "max_threads_per_sm: a CTA of kernel 'gesummv_kernel' needs 256 threads, more than the 64")
+
+
 def test_config_show_round_trips_odd_keys_and_strings(tmp_path):
     gpu = config_from_dict({
         "base": "tian15", "name": 'we"ird\\ name\x01\x7f\u00e9\U0001f600',

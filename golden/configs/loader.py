@@ -44,6 +44,7 @@ import math
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,13 +63,17 @@ _GPU_FIELDS = {f.name: f.type for f in dataclasses.fields(GPUConfig) if f.name n
 _REQUIRED_CACHE = ("size", "assoc", "line_size")
 
 
-def load_config(spec: str | os.PathLike) -> GPUConfig:
+def load_config(spec: str | os.PathLike, check: Callable[[GPUConfig], None] | None = None) -> GPUConfig:
     """A preset by name, or the config in a ``.toml`` or ``.json`` file.
 
     Parameters
     ----------
     spec : str or path-like
         A preset name (``"tian15"``) or the path of a config file.
+    check : callable, optional
+        A further check of the config for what the caller will run (the timing model's:
+        :func:`golden.gpu.state.check_timing_config`); it raises ``ValueError("field: why")``,
+        reported like the file's other mistakes, with file and line.
 
     Raises
     ------
@@ -79,7 +84,13 @@ def load_config(spec: str | os.PathLike) -> GPUConfig:
     """
     spec = os.fspath(spec)
     if spec in PRESETS:
-        return preset(spec)
+        gpu = preset(spec)
+        if check is not None:
+            try:
+                check(gpu)
+            except ValueError as e:
+                raise InputError(f"{spec}: {e}") from None
+        return gpu
     path = Path(spec)
     if not path.is_file():
         if path.suffix.lower() in (".toml", ".json") or os.sep in spec:
@@ -106,7 +117,7 @@ def load_config(spec: str | os.PathLike) -> GPUConfig:
         lines = _toml_key_lines(text) if fmt == "toml" else _json_key_lines(text)
     except RecursionError:
         raise InputError(f"{spec}: the config is nested too deeply") from None
-    return config_from_dict(data, origin=spec, lines=lines, default_name=path.stem, fmt=fmt)
+    return config_from_dict(data, origin=spec, lines=lines, default_name=path.stem, fmt=fmt, check=check)
 
 
 def _parse(spec: str, fmt: str, text: str) -> dict:
@@ -159,6 +170,7 @@ def config_from_dict(
     lines: dict[tuple, int] | None = None,
     default_name: str = "custom",
     fmt: str = "toml",
+    check: Callable[[GPUConfig], None] | None = None,
 ) -> GPUConfig:
     """Build a validated GPUConfig from the parsed content of a config file.
 
@@ -174,6 +186,8 @@ def config_from_dict(
         ``name`` when neither the data nor a base gives one.
     fmt : str
         ``"toml"`` or ``"json"``: words used in messages (table or object).
+    check : callable, optional
+        See :func:`load_config`.
 
     Raises
     ------
@@ -225,6 +239,11 @@ def config_from_dict(
     except ValueError as e:
         raise _schema_error(where, (), e) from None
     _check_policies(where, gpu)
+    if check is not None:
+        try:
+            check(gpu)
+        except ValueError as e:
+            raise _schema_error(where, (), e) from None
     return gpu
 
 

@@ -212,17 +212,17 @@ _CIAO18 = GPUConfig(
     # GTX480's config_fermi_islip.icnt: 32-byte flits (the default icnt_flit_bytes) and a router
     # with "internal_speedup = 1.0", whose outputs idle a cycle after each packet: measured on
     # Accel-Sim, an SM takes one 5-flit response every 6 cycles, every 5 with internal_speedup 2.0
-    # (docs/timing.md, "One idle cycle per packet").
+    # (docs/validation.md, "One idle cycle per packet").
     icnt_packet_gap=1,
     # The same router's output arbiter picks the next packet among the sub-partitions in turn
     # (intersim2's iSLIP): an SM's lines come back out of the order it asked for them. Measured on
     # Accel-Sim, with it the round trips and the warps' turns at the LD/ST unit match
-    # (docs/timing.md, "The crossbar's round robin"). kim20 keeps "fifo": with the round robin its
+    # (docs/validation.md, "The crossbar's round robin"). kim20 keeps "fifo": with the round robin its
     # 0.25 runs moved away from Accel-Sim's (the same section; why was not measured).
     icnt_response_order="round-robin",
     # GPGPU-Sim's L1D hands one request a cycle back to the LD/ST unit's writeback
     # (mshr_table::next_access), so loads merged on one MSHR complete on successive cycles;
-    # measured effect on Accel-Sim's turn order: docs/timing.md, "One response a cycle".
+    # measured effect on Accel-Sim's turn order: docs/validation.md, "One response a cycle".
     l1_response_rate=1,
     dram_channels=6,
     dram_banks=16,

@@ -392,7 +392,7 @@ class GPUConfig:
         a packet waiting in turn from the one after the last served, each sub-partition's in the
         order it sent them (the output arbiter of GPGPU-Sim's iSLIP crossbar). With one
         sub-partition the two are the same. Round robin delivers an SM's lines out of the order
-        they were requested, as Accel-Sim does (``docs/timing.md``, "The crossbar's round robin").
+        they were requested, as Accel-Sim does (``docs/validation.md``, "The crossbar's round robin").
     l1_response_rate : int
         Load requests whose data an SM's L1 hands back per cycle from its arriving responses
         (timing model; 0: no limit). GPGPU-Sim's L1D passes one request a cycle to the LD/ST

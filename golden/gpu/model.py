@@ -113,7 +113,7 @@ class KernelTiming:
 
 
 def check_fits(gpu: GPUConfig, kernel: KernelTrace) -> None:
-    """Raise ValueError naming the limit when one CTA of ``kernel`` can never be resident on an SM."""
+    """Raise InputError naming the limit when one CTA of ``kernel`` can never be resident on an SM."""
     wpc = -(-kernel.threads_per_cta // gpu.warp_size)
     limits = (("max_warps_per_sm", wpc, gpu.max_warps_per_sm, "warps"),
               ("max_threads_per_sm", kernel.threads_per_cta, gpu.max_threads_per_sm, "threads"),
@@ -122,7 +122,7 @@ def check_fits(gpu: GPUConfig, kernel: KernelTrace) -> None:
                "registers"))
     for name, need, have, what in limits:
         if need > have:
-            raise ValueError(f"{name}: a CTA of kernel {kernel.name!r} needs {need} {what}, more than the "
+            raise InputError(f"{name}: a CTA of kernel {kernel.name!r} needs {need} {what}, more than the "
                              f"{have} an SM has, so it can never run")
 
 

@@ -17,13 +17,14 @@ import numpy as np
 
 from golden.configs.dram_address import parse_dram_address_map
 from golden.configs.schema import STALLED_RELEASES, GPUConfig
+from golden.errors import InputError
 from golden.gpu import layout
 from golden.gpu.program import Program
 from golden.gpu.queues import map_size, new_events
 from golden.units.ciao_smem import cache_rows
 
-__all__ = ["TimingState", "ProgramArrays", "config_vector", "new_state", "start_kernel", "series_columns",
-           "N_SERIES", "row", "resident_ctas", "smem_cache_blocks"]
+__all__ = ["TimingState", "ProgramArrays", "check_timing_config", "config_vector", "new_state",
+           "start_kernel", "series_columns", "N_SERIES", "row", "resident_ctas", "smem_cache_blocks"]
 
 _K = layout.index(layout.CONFIG)
 _S = layout.index(layout.SCALARS)
@@ -73,6 +74,38 @@ def _cycles(value: int, gpu: GPUConfig) -> int:
     return value
 
 
+def check_timing_config(gpu: GPUConfig) -> None:
+    """Refuse a config the timing model cannot run, naming the field.
+
+    A valid :class:`~golden.configs.schema.GPUConfig` may still be one the functional model runs
+    and the timing model does not (a write-back L1, for instance). The command line passes this
+    check to :func:`golden.configs.loader.load_config` when it will run the timing model, so a
+    config file's mistake is reported with its file and line.
+
+    Raises
+    ------
+    InputError
+        ``"field: why"`` for the first field the timing model refuses.
+    """
+    l1, l2 = gpu.l1, gpu.l2
+    if l1.write == "write-back":
+        raise InputError("l1.write: the timing model runs write-through or write-evict L1s (GPU L1s do not "
+                         "hold dirty global data), not write-back")
+    if gpu.warp_limit > gpu.max_warps_per_sm:
+        raise InputError(f"warp_limit: must be at most max_warps_per_sm ({gpu.max_warps_per_sm}), "
+                         f"not {gpu.warp_limit}")
+    if l1.lookup_latency > l1.latency:
+        raise InputError(f"l1.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
+                         f"at most l1's hit latency ({l1.latency}), not {l1.lookup_latency}")
+    if l2.lookup_latency or l2.miss_latency:
+        field = "lookup_latency" if l2.lookup_latency else "miss_latency"
+        raise InputError(f"l2.{field}: the timing model has it at the L1 only; give the L2's in "
+                         "l2.hit_latency")
+    if gpu.l2_partitions > l2.sets:
+        raise InputError(f"l2_partitions: {gpu.l2_partitions} sub-partitions need at least as many L2 sets, "
+                         f"not {l2.sets}")
+
+
 def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_latency: int = -1,
                   series_period: int = 1000, log_capacity: int = 0, self_check: bool = False,
                   log_ldst: bool = False) -> np.ndarray:
@@ -106,27 +139,17 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
 
     Raises
     ------
+    InputError
+        With the field name, for a config the timing model cannot run (:func:`check_timing_config`).
     ValueError
-        With the field name, for what the timing model cannot run.
+        For an argument out of range.
     """
     l1, l2 = gpu.l1, gpu.l2
+    check_timing_config(gpu)
     if log_ldst and log_capacity <= 0:
         raise ValueError("log_ldst: the LD/ST unit's rows go to the per-access log; set log_capacity > 0")
     if dependences not in layout.DEPENDENCES:
         raise ValueError(f"dependences: must be one of {', '.join(layout.DEPENDENCES)}, not {dependences!r}")
-    if l1.write == "write-back":
-        raise ValueError("l1.write: the timing model runs write-through or write-evict L1s (GPU L1s do not "
-                         "hold dirty global data), not write-back")
-    if gpu.warp_limit > gpu.max_warps_per_sm:
-        raise ValueError(f"warp_limit: must be at most max_warps_per_sm ({gpu.max_warps_per_sm}), "
-                         f"not {gpu.warp_limit}")
-    if l1.lookup_latency > l1.latency:
-        raise ValueError(f"l1.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
-                         f"at most l1's hit latency ({l1.latency}), not {l1.lookup_latency}")
-    if l2.lookup_latency or l2.miss_latency:
-        field = "lookup_latency" if l2.lookup_latency else "miss_latency"
-        raise ValueError(f"l2.{field}: the timing model has it at the L1 only; give the L2's in "
-                         "l2.hit_latency")
     if series_period < 1:
         raise ValueError(f"series_period: must be a positive number of cycles, not {series_period}")
     slots = gpu.max_warps_per_sm
@@ -187,9 +210,6 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
     else:
         values["dq_reserve"] = 0
         values["dq_per_channel"] = 1
-    if gpu.l2_partitions > l2.sets:
-        raise ValueError(f"l2_partitions: {gpu.l2_partitions} sub-partitions need at least as many L2 sets, "
-                         f"not {l2.sets}")
     for name, v in values.items():
         k[_K[name]] = int(v)
     return k
