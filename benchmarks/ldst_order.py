@@ -54,9 +54,10 @@ from golden.gpu.core import LOG_LOAD_DONE, LOG_MEM_ISSUE
 from golden.gpu.model import TimingModel
 from golden.workloads import registry
 
-#: Columns of an event array: cycle, SM, kind (TAKE, ISSUE or DONE), warp, PC.
-CYCLE, SM, ISSUE, WARP, PC = range(5)
+#: Columns of an event array: cycle, SM, kind, warp, PC.
+CYCLE, SM, KIND, WARP, PC = range(5)
 #: Kinds of event: the LD/ST unit takes the instruction, the scheduler issues it, a load completes.
+#: In one cycle a take sorts before an issue (``queued``).
 TAKE, ISSUED, DONE = 0, 1, 2
 
 
@@ -110,7 +111,7 @@ def accelsim_events(path: Path, kernel: int) -> tuple[np.ndarray, float]:
 
 def issues_and_takes(events: np.ndarray) -> np.ndarray:
     """The events without the loads' completions."""
-    return events[events[:, ISSUE] != DONE]
+    return events[events[:, KIND] != DONE]
 
 
 def phases(events: np.ndarray, pc: int) -> tuple[dict, np.ndarray, list[int]]:
@@ -121,23 +122,25 @@ def phases(events: np.ndarray, pc: int) -> tuple[dict, np.ndarray, list[int]]:
     A warp's instructions are matched in order: its n-th issue, n-th take and, for the PCs that
     complete (loads), the n-th completion at that PC.
     """
-    events = events[np.lexsort((events[:, ISSUE], events[:, CYCLE]))]
-    loads = set(events[events[:, ISSUE] == DONE, PC].tolist())
+    events = events[np.lexsort((events[:, KIND], events[:, CYCLE]))]
+    loads = set(events[events[:, KIND] == DONE, PC].tolist())
     sums: dict[tuple[int, str, int], list[int]] = defaultdict(list)
     life: dict[int, list[float]] = defaultdict(list)
     for sm in np.unique(events[:, SM]):
         e = events[events[:, SM] == sm]
         for rank, w in enumerate(np.unique(e[:, WARP])):
             x = e[e[:, WARP] == w]
-            iss, tak = x[x[:, ISSUE] == ISSUED], x[x[:, ISSUE] == TAKE]
+            iss, tak = x[x[:, KIND] == ISSUED], x[x[:, KIND] == TAKE]
             n = min(len(iss), len(tak))
-            done = {p: list(x[(x[:, ISSUE] == DONE) & (x[:, PC] == p), CYCLE]) for p in loads}
+            done = {p: x[(x[:, KIND] == DONE) & (x[:, PC] == p), CYCLE] for p in loads}
+            used = dict.fromkeys(loads, 0)  # completions at each PC matched so far
             for i in range(n):
                 p = int(iss[i, PC])
                 ready = tak[i, CYCLE]
                 sums[(p, "I->T", rank)].append(tak[i, CYCLE] - iss[i, CYCLE])
-                if p in loads and done[p]:
-                    ready = done[p].pop(0)
+                if p in loads and used[p] < len(done[p]):
+                    ready = done[p][used[p]]
+                    used[p] += 1
                     sums[(p, "T->D", rank)].append(ready - tak[i, CYCLE])
                 if i + 1 < len(iss):
                     sums[(p, "->next", rank)].append(iss[i + 1, CYCLE] - ready)
@@ -145,7 +148,7 @@ def phases(events: np.ndarray, pc: int) -> tuple[dict, np.ndarray, list[int]]:
             if trips and n > 1:
                 life[rank].append((iss[n - 1, CYCLE] - iss[0, CYCLE]) / trips)
     ranks = sorted(life)
-    order = [int(p) for p in dict.fromkeys(events[events[:, ISSUE] == ISSUED, PC].tolist())]
+    order = [int(p) for p in dict.fromkeys(events[events[:, KIND] == ISSUED, PC].tolist())]
     table = {}
     for p in order:
         for ph in ("I->T", "T->D", "->next"):
@@ -173,11 +176,11 @@ def queued(events: np.ndarray, top: int = 8) -> np.ndarray:
     """
     share = np.zeros(top + 1)
     # In one cycle a take comes before an issue: an instruction issued to a free unit is never queued.
-    events = events[np.lexsort((events[:, ISSUE], events[:, CYCLE]))]
+    events = events[np.lexsort((events[:, KIND], events[:, CYCLE]))]
     t0, t1 = events[0, CYCLE], events[-1, CYCLE] + 1
     for sm in np.unique(events[:, SM]):
         e = events[events[:, SM] == sm]
-        count = np.cumsum(np.where(e[:, ISSUE] == 1, 1, -1))
+        count = np.cumsum(np.where(e[:, KIND] == ISSUED, 1, -1))
         until = np.append(e[1:, CYCLE], t1)
         share[0] += e[0, CYCLE] - t0
         np.add.at(share, np.clip(count, 0, top), until - e[:, CYCLE])
@@ -186,7 +189,7 @@ def queued(events: np.ndarray, top: int = 8) -> np.ndarray:
 
 def close_and_lead(events: np.ndarray, pc: int, others: int) -> tuple[float, float, int]:
     """(close %, lead, loads): see the module docstring."""
-    takes = events[(events[:, ISSUE] == 0) & (events[:, PC] == pc)]
+    takes = events[(events[:, KIND] == TAKE) & (events[:, PC] == pc)]
     if not len(takes):
         seen = sorted(set(events[:, PC].tolist()))[:12]
         sys.exit(f"ldst_order: no loads at --pc {pc} in the kernel (PCs seen: {seen})")
@@ -237,16 +240,16 @@ def main() -> int:
           f"{args.config} preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
     print(f"{'side':<10} {'L1 hit':>10} {'queued':>7}  {'close':>10} {'lead':>7} {'loads':>9}  "
           "time at each queued count")
+    if args.accelsim_log and not args.accelsim_log.is_file():
+        sys.exit(f"ldst_order: --accelsim-log {args.accelsim_log}: no such file")
     sides = [("gpucache", *gpucache_events(args.config, args.workload, args.scale, args.kernel, args.set))]
-    report(*sides[0], args.pc, args.others)
     if args.accelsim_log:
-        if not args.accelsim_log.is_file():
-            sys.exit(f"ldst_order: --accelsim-log {args.accelsim_log}: no such file")
         sides.append(("Accel-Sim", *accelsim_events(args.accelsim_log, args.kernel)))
-        report(*sides[1], args.pc, args.others)
+    for side, events, hit in sides:
+        report(side, events, hit, args.pc, args.others)
     if args.phases:
         for side, events, _ in sides:
-            if not np.any(events[:, ISSUE] == DONE):
+            if not np.any(events[:, KIND] == DONE):
                 sys.exit(f"ldst_order: --phases: no load completions in {side}'s events "
                          "(MD lines in the log?)")
             report_phases(side, events, args.pc)

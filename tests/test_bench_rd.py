@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -10,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_rd", Path(__file__).resolve().parents[1] / "benchmarks" / "bench_rd.py")
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules["bench_rd"] = bench
-_SPEC.loader.exec_module(bench)
+from tests.benchmark_module import load_benchmark
+
+bench = load_benchmark("bench_rd")
 
 NAMES = ["rdgc/gramschmidt", "rdgc/hotspot"]
 SCALE = 0.02

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from golden.experiments.ciao18 import SCHEDULERS, class_means
+from tests.benchmark_module import BENCHMARKS, load_benchmark
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "ciao18_replace_runs.py"
-_SPEC = importlib.util.spec_from_file_location("ciao18_replace_runs", _PATH)
-mod = importlib.util.module_from_spec(_SPEC)
-sys.modules["ciao18_replace_runs"] = mod
-_SPEC.loader.exec_module(mod)
+_PATH = BENCHMARKS / "ciao18_replace_runs.py"
+mod = load_benchmark("ciao18_replace_runs")
 
 
 def _run(s: str, ipc: float) -> dict:

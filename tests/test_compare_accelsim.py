@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from golden.configs.presets import preset
+from tests.benchmark_module import load_benchmark
 
-_SPEC = importlib.util.spec_from_file_location(
-    "compare_accelsim", Path(__file__).resolve().parents[1] / "benchmarks" / "compare_accelsim.py")
-cmp = importlib.util.module_from_spec(_SPEC)
-sys.modules["compare_accelsim"] = cmp  # dataclasses look their module up
-_SPEC.loader.exec_module(cmp)
+cmp = load_benchmark("compare_accelsim")
 
 #: The machine lines of the 2019 SM6_TITANX file, after renaming (what derive_files writes).
 KIM20_TEXT = """\
@@ -159,10 +152,7 @@ def test_gpucache_settings_change_one_field_or_stop_naming_it():
 
 def test_a_trace_entry_runs_an_accelsim_directory_with_its_registers(tmp_path):
     """``trace:DIR`` imports the directory itself; the unrolled loop's loads are consumed 4 on."""
-    spec = importlib.util.spec_from_file_location(
-        "unrolled_trace", Path(__file__).resolve().parents[1] / "benchmarks" / "unrolled_trace.py")
-    unrolled = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(unrolled)
+    unrolled = load_benchmark("unrolled_trace")
     unrolled.write_unrolled(tmp_path, ctas=2, warps=2, iterations=3, unroll=4)
     wl = cmp.workload_of(f"trace:{tmp_path}", 0.5)
     (k,) = wl.kernels

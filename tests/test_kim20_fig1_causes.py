@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from golden.trace.model import Op, Workload
+from tests.benchmark_module import load_benchmark
 
-_SPEC = importlib.util.spec_from_file_location(
-    "kim20_fig1_causes", Path(__file__).resolve().parents[1] / "benchmarks" / "kim20_fig1_causes.py")
-fig1 = importlib.util.module_from_spec(_SPEC)
-sys.modules["kim20_fig1_causes"] = fig1
-_SPEC.loader.exec_module(fig1)
+fig1 = load_benchmark("kim20_fig1_causes")
 
 
 def _brute_distances(sm, line, sets):

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-_BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+from tests.benchmark_module import load_benchmark
 
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, _BENCH / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod  # ldst_order imports compare_accelsim by name
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_load("compare_accelsim")
-lo = _load("ldst_order")
+load_benchmark("compare_accelsim")  # ldst_order imports it by name
+lo = load_benchmark("ldst_order")
 I, T, D = lo.ISSUED, lo.TAKE, lo.DONE
 
 #: One SM, warps 5 (rank 0) and 9 (rank 1), a load at PC 10 then a store at PC 20, twice each.
@@ -77,4 +64,4 @@ def test_accelsim_log_rows_include_completions(tmp_path):
     assert events.tolist() == [[5, 0, I, 1, 256], [6, 0, T, 1, 256], [40, 0, D, 1, 256], [41, 0, I, 1, 264]]
     assert hit == pytest.approx(75.0)
     # the order measures see issues and takes only
-    assert lo.issues_and_takes(events)[:, lo.ISSUE].tolist() == [I, T, I]
+    assert lo.issues_and_takes(events)[:, lo.KIND].tolist() == [I, T, I]

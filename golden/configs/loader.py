@@ -84,13 +84,7 @@ def load_config(spec: str | os.PathLike, check: Callable[[GPUConfig], None] | No
     """
     spec = os.fspath(spec)
     if spec in PRESETS:
-        gpu = preset(spec)
-        if check is not None:
-            try:
-                check(gpu)
-            except ValueError as e:
-                raise InputError(f"{spec}: {e}") from None
-        return gpu
+        return _checked(_Where(spec, {}), preset(spec), check)
     path = Path(spec)
     if not path.is_file():
         if path.suffix.lower() in (".toml", ".json") or os.sep in spec:
@@ -239,6 +233,11 @@ def config_from_dict(
     except ValueError as e:
         raise _schema_error(where, (), e) from None
     _check_policies(where, gpu)
+    return _checked(where, gpu, check)
+
+
+def _checked(where: _Where, gpu: GPUConfig, check: Callable[[GPUConfig], None] | None) -> GPUConfig:
+    """``gpu``, once the caller's ``check`` (see :func:`load_config`) has passed it."""
     if check is not None:
         try:
             check(gpu)
