@@ -25,6 +25,7 @@ from golden.policies.ciao18 import (
     S_REACTIVATIONS,
     S_STALLS,
     S_VTA_HITS,
+    STAT_NAMES,
     _ccws_throttle,
     sched_on_evict,
     sched_on_fill,
@@ -109,6 +110,29 @@ def test_ciao_t_throttles_and_reactivates(runs):
     assert r.counters["l1_hits"] > 100 * gto.counters["l1_hits"]
     assert r.cycles < gto.cycles
     assert r.counters["instructions"] == gto.counters["instructions"]
+
+
+@pytest.mark.parametrize("name", ["ciao-t", "ciao-p", "ciao-c"])
+def test_the_statistics_account_for_every_test_and_check(runs, name):
+    """Every acted high epoch examines the front warp: tested, or skipped as stalled; every test
+    over the cut-off acts or says why not; every low-epoch check keeps the warp or releases it."""
+    st = runs[name][1]
+    assert st["high_epochs"] >= st["high_epochs_acted"] > 0 and st["low_epochs"] >= st["low_epochs_acted"] > 0
+    assert st["high_tests"] + st["high_tests_skipped_stalled"] == st["high_epochs_acted"]
+    assert st["high_tests"] >= st["high_tests_over"] > 0
+    acted = st["high_tests_over"] - st["over_no_interferer"] - st["over_interferer_gone"] \
+        - st["over_interferer_stalled"]
+    if name == "ciao-t":
+        assert acted == st["stalls"]
+    elif name == "ciao-c":  # a trigger redirects its interferer or, already redirected, stalls it
+        assert acted == st["stalls"] + st["redirects"]
+    else:  # CIAO-P: a trigger on a warp already redirected does nothing
+        assert acted >= st["redirects"] and st["stalls"] == 0
+    assert st["stall_checks"] == st["stall_checks_kept"] + st["reactivations"]
+    assert st["redirect_checks"] == st["redirect_checks_kept"] + st["redirects_back"]
+    assert st["reactivations"] >= st["reactivations_pair_left"]
+    assert st["redirects_back"] >= st["redirects_back_pair_left"]
+    assert st["stall_checks"] + st["redirect_checks"] > 0
 
 
 @pytest.mark.parametrize("examine", ["front", "all"])
@@ -472,6 +496,53 @@ def test_ccws_scores_decay_per_cycle():
     _load_miss(ps, 0, 6)
     sched_on_hit(ps, _acc(c=0, warp=1, cycle=50, kernel=0))
     assert ps.score[0] == 750
+
+
+def test_statistics_say_why_a_test_stalls_nobody_and_why_a_stall_ends():
+    """Four resident warps (slot 4 empty) tested at every epoch's end (``examine="all"``).
+
+    Warps 0-3 have 5 VTA hits each; warp 0's interference entry is itself, warp 1's is warp 3,
+    warp 2's the empty slot 4, warp 3's warp 1. At 250 instructions (two high and 25 low epochs
+    crossed, each acted on once) IRS = 5 / (250 / 4) = 0.08 for all four: warp 0 has no interferer,
+    warp 1 stalls warp 3, warp 2's interferer is gone, and warp 3, stalled by then, is not tested.
+    At 300 warp 3 is checked and kept (IRS_1 = 5 / (300 / 3) over the low cut-off), warp 1's
+    interferer is already stalled. At 310 warp 1 has left: warp 3 is reactivated because its pair
+    warp left.
+    """
+    ps, ctl = _sched("ciao-t", W=5, instructions="warp", high_epoch=100, low_epoch=10, examine="all")
+    ctl.warp[4] = -1
+    ctl.resident[0] = 4
+    ps.ilw[:4] = (0, 3, 4, 1)
+    ps.hits[:4] = 5
+
+    def stats():
+        return dict(zip(STAT_NAMES, (int(v) for v in ps.st), strict=True))
+
+    ctl.inst[0] = 250
+    sched_on_hit(ps, _acc(c=0, kernel=0))
+    st = stats()
+    assert list(ctl.blocked) == [0, 0, 0, 1, 0] and st["stalls"] == 1
+    epochs = (st["high_epochs"], st["high_epochs_acted"], st["low_epochs"], st["low_epochs_acted"])
+    assert epochs == (2, 1, 25, 1)
+    assert (st["high_tests"], st["high_tests_skipped_stalled"], st["high_tests_over"]) == (3, 1, 3)
+    assert (st["over_no_interferer"], st["over_interferer_gone"], st["over_interferer_stalled"]) == (1, 1, 0)
+    assert st["stall_checks"] == 0
+    ctl.inst[0] = 300
+    sched_on_hit(ps, _acc(c=0, kernel=0))
+    st = stats()
+    assert list(ctl.blocked) == [0, 0, 0, 1, 0]
+    assert (st["high_epochs"], st["low_epochs"], st["low_epochs_acted"]) == (3, 30, 2)
+    assert (st["high_tests"], st["high_tests_skipped_stalled"], st["high_tests_over"]) == (6, 2, 6)
+    assert (st["over_no_interferer"], st["over_interferer_gone"], st["over_interferer_stalled"]) == (2, 2, 1)
+    assert (st["stall_checks"], st["stall_checks_kept"], st["reactivations"]) == (1, 1, 0)
+    ctl.warp[1] = -1
+    ctl.resident[0] = 3
+    ctl.inst[0] = 310
+    sched_on_hit(ps, _acc(c=0, kernel=0))
+    st = stats()
+    assert list(ctl.blocked) == [0, 0, 0, 0, 0] and st["high_epochs"] == 3
+    assert (st["stall_checks"], st["stall_checks_kept"], st["reactivations"], st["reactivations_pair_left"]) \
+        == (2, 1, 1, 1)
 
 
 @pytest.mark.parametrize("irs_counts", ["kernel", "epoch"])

@@ -121,11 +121,22 @@ IRS_PER_EPOCH = IRS_COUNTS["epoch"]
 #: calls a warp with V = 1 active; the default).
 ACTIVE_WARPS = {"resident": 0, "unstalled": 1}
 ACTIVE_UNSTALLED = ACTIVE_WARPS["unstalled"]
-# st[]: statistics.
+# st[]: statistics. After the first ten, what Algorithm 1 found at each step (``docs/policies/ciao18.md``,
+# "Statistics"): epochs crossed and acted on (several crossed between two L1 accesses are acted on once),
+# the examined warps' cut-off tests and why a test over the cut-off acted on nobody, and the low-epoch
+# checks of stalled and redirected warps (kept, or released because the pair warp left); the releases
+# because IRS_k fell under the low cut-off are the rest of ``reactivations`` / ``redirects_back``.
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
- S_RETURNS, S_NO_SMEM) = range(10)
+ S_RETURNS, S_NO_SMEM, S_LOW_CROSSED, S_HIGH_CROSSED, S_LOW_ACTED, S_HIGH_ACTED, S_TESTS, S_TESTS_SKIPPED,
+ S_OVER, S_NO_INTERFERER, S_INTERFERER_GONE, S_INTERFERER_STALLED, S_STALL_CHECKS, S_STALLS_KEPT,
+ S_REACTIVATIONS_PAIR_LEFT, S_REDIRECT_CHECKS, S_REDIRECTS_KEPT, S_RETURNS_PAIR_LEFT) = range(26)
 STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivations", "throttle_updates",
-              "kernel_starts", "redirects", "redirects_back", "sm_kernels_without_smem_cache")
+              "kernel_starts", "redirects", "redirects_back", "sm_kernels_without_smem_cache",
+              "low_epochs", "high_epochs", "low_epochs_acted", "high_epochs_acted",
+              "high_tests", "high_tests_skipped_stalled", "high_tests_over", "over_no_interferer",
+              "over_interferer_gone", "over_interferer_stalled",
+              "stall_checks", "stall_checks_kept", "reactivations_pair_left",
+              "redirect_checks", "redirect_checks_kept", "redirects_back_pair_left")
 
 SchedState = namedtuple("SchedState", [
     # SchedulerControl views
@@ -374,11 +385,17 @@ def _isolate(ps, sm, base, s, gj, t):
 
 
 @nb.njit(cache=True, nogil=True)
-def _release(ps, flag, f, fgw, stat, action, sm, base, g, s, n, active, t, log):
+def _release(ps, flag, f, fgw, stat, checks, action, sm, base, g, s, n, active, t, log):
     """Algorithm 1's release of warp ``g`` (``flag`` cleared, its interferer ``f``/``fgw``
-    forgotten, ``stat`` counted, ``action`` logged), unless that interferer still interferes."""
+    forgotten, ``stat`` counted, ``action`` logged), unless that interferer still interferes.
+    ``checks``, ``checks + 1`` and ``checks + 2`` count the checks, those that keep ``g``, and the
+    releases because the interferer's warp left its slot."""
+    ps.st[checks] += 1
     if _still_interfered(ps, sm, base, f[g], fgw[g], n, active, t):
+        ps.st[checks + 1] += 1
         return  # warp k still suffers: g stays stalled or redirected
+    if f[g] < 0 or ps.warp[base + f[g]] != fgw[g]:
+        ps.st[checks + 2] += 1
     set_blocked(flag, ps.changed, sm, g, 0)  # flag: blocked or redirect (an extra wake-up is harmless)
     f[g] = -1
     fgw[g] = -1
@@ -413,9 +430,14 @@ def _epochs(ps, sm, t, slot):
     high = n >= ps.nhigh[sm]
     if not low and not high:
         return
+    # The boundaries are multiples of the epochs: count those crossed since the last acted on.
     if low:
+        ps.st[S_LOW_CROSSED] += n // p[P_LO_E] - ps.nlow[sm] // p[P_LO_E] + 1
+        ps.st[S_LOW_ACTED] += 1
         ps.nlow[sm] = (n // p[P_LO_E] + 1) * p[P_LO_E]
     if high:
+        ps.st[S_HIGH_CROSSED] += n // p[P_HI_E] - ps.nhigh[sm] // p[P_HI_E] + 1
+        ps.st[S_HIGH_ACTED] += 1
         ps.nhigh[sm] = (n // p[P_HI_E] + 1) * p[P_HI_E]
     active = _active(ps, sm)  # Algorithm 1, line 3: once, before the epoch's releases
     ps.nact[sm] = active
@@ -437,27 +459,39 @@ def _epochs(ps, sm, t, slot):
             if ps.warp[g] < 0 or only >= 0 and s != only:
                 continue
             if ps.blocked[g]:  # lines 4-10: a stalled warp is reactivated
-                _release(ps, ps.blocked, ps.f1, ps.f1gw, S_REACTIVATIONS, ciao_pair_list.ACT_REACTIVATE,
+                _release(ps, ps.blocked, ps.f1, ps.f1gw, S_REACTIVATIONS, S_STALL_CHECKS,
+                         ciao_pair_list.ACT_REACTIVATE,
                          sm, base, g, s, n, active, t, log)
             elif ps.redirect[g]:  # lines 11-17: a redirected warp goes back to the L1D
-                _release(ps, ps.redirect, ps.f0, ps.f0gw, S_RETURNS, ciao_pair_list.ACT_UNISOLATE,
+                _release(ps, ps.redirect, ps.f0, ps.f0gw, S_RETURNS, S_REDIRECT_CHECKS,
+                         ciao_pair_list.ACT_UNISOLATE,
                          sm, base, g, s, n, active, t, log)
     if high:
         for s in range(W):
             g = base + s
-            if ps.warp[g] < 0 or ps.blocked[g] or only >= 0 and s != only:
+            if ps.warp[g] < 0 or only >= 0 and s != only:
                 continue
+            if ps.blocked[g]:
+                ps.st[S_TESTS_SKIPPED] += 1  # a stalled warp is not tested (Algorithm 1, line 18)
+                continue
+            ps.st[S_TESTS] += 1
             if log:
                 _rec_irs(ps, sm, ciao_irs.TX_QUERY, s, 0, 0, t)
             if not _irs_over(ps, sm, g, n, active, p[P_HI_P], p[P_HI_Q]):
                 continue
+            ps.st[S_OVER] += 1
             j = ps.ilw[g]
             if log:
                 _rec_il(ps, ciao_interference.TX_LOOKUP, s, j, ps.ilc[g], t)
             gj = base + j
-            if j == s or ps.warp[gj] < 0 or ps.blocked[gj]:
-                continue
-            _isolate(ps, sm, base, s, gj, t)
+            if j == s:
+                ps.st[S_NO_INTERFERER] += 1
+            elif ps.warp[gj] < 0:
+                ps.st[S_INTERFERER_GONE] += 1
+            elif ps.blocked[gj]:
+                ps.st[S_INTERFERER_STALLED] += 1
+            else:
+                _isolate(ps, sm, base, s, gj, t)
         _new_window(ps, sm, n)
 
 
