@@ -29,7 +29,10 @@ IRS_k over the low cut-off, or has finished; at the end of a high
 cut-off epoch the examined warp *i*, if active with IRS_i over the high
 cut-off, stalls its interfering warp *j* (*j* != *i*, *j* resident and
 active) and records *i* in *j*'s pair-list entry.
-``docs/policies/ciao18.md`` lists every choice.
+``docs/policies/ciao18.md`` lists every choice. Its statistics (``stats()``)
+count what Algorithm 1 did and why it did no more: epochs crossed and acted
+on, cut-off tests and why a test over the cut-off acted on nobody, checks of
+stalled and redirected warps kept or released because the pair warp left.
 
 **CCWS** (Rogers et al., MICRO 2012, checked against its public code,
 ``tgrogers/ccws-2012``): per-warp lost-locality scores starting at
