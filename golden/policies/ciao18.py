@@ -322,10 +322,16 @@ def _new_kernel(ps, sm, kernel, t):
 
 
 @nb.njit(cache=True, nogil=True)
+def _pair_runs(ps, base, k, kgw):
+    """The pair-list field ``k`` names a warp (global ``kgw``) still in its slot: it "needs executing"."""
+    return k >= 0 and ps.warp[base + k] == kgw
+
+
+@nb.njit(cache=True, nogil=True)
 def _still_interfered(ps, sm, base, k, kgw, n, active, t):
     """Algorithm 1's pair-list check: warp ``k`` (global warp ``kgw``) runs, IRS_k over the low cut-off."""
     p = ps.p
-    if k < 0 or ps.warp[base + k] != kgw:
+    if not _pair_runs(ps, base, k, kgw):
         return False
     if _logs(ps, sm):
         _rec_irs(ps, sm, ciao_irs.TX_QUERY, k, 0, 0, t)
@@ -397,7 +403,7 @@ def _release(ps, flag, f, fgw, stat, checks, action, sm, base, g, s, n, active, 
     if _still_interfered(ps, sm, base, f[g], fgw[g], n, active, t):
         ps.st[checks + 1] += 1
         return  # warp k still suffers: g stays stalled or redirected
-    if f[g] < 0 or ps.warp[base + f[g]] != fgw[g]:
+    if not _pair_runs(ps, base, f[g], fgw[g]):
         ps.st[checks + 2] += 1
     set_blocked(flag, ps.changed, sm, g, 0)  # flag: blocked or redirect (an extra wake-up is harmless)
     f[g] = -1
