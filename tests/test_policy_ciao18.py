@@ -608,6 +608,28 @@ def test_an_epoch_examines_the_front_warp_or_the_issuing_one(examine):
         assert list(ctl.blocked) == [0, 0, 0] and ps.st[S_REACTIVATIONS] == 1
 
 
+@pytest.mark.parametrize("self_interference", ["count", "ignore"])
+def test_a_warp_evicting_its_own_line_is_or_is_not_its_interferer(self_interference):
+    """Warp 0's entry holds warp 1 (counter 1); warp 0 then hits twice on lines it evicted itself.
+
+    Counted (the unit's rule takes any WID), each self-hit is a different WID: the first takes the
+    counter to 0, the second replaces warp 1 with warp 0 itself. Ignored, the entry keeps warp 1.
+    Both hits count in IRS and as ``vta_hits_self``. A third hit, on warp 1's eviction, is not a
+    self-hit: counted, it puts warp 1 back (counter 0); ignored, warp 1's counter goes to 2.
+    """
+    ps, _ = _sched("ciao-t", W=2, self_interference=self_interference)
+    ps.ilw[0], ps.ilc[0] = 1, 1
+    for line in (3, 4):
+        _evict(ps, 0, 0, line)
+        _load_miss(ps, 0, line)
+    assert (int(ps.ilw[0]), int(ps.ilc[0])) == ((0, 0) if self_interference == "count" else (1, 1))
+    _evict(ps, 0, 1, 5)
+    _load_miss(ps, 0, 5)
+    st = dict(zip(STAT_NAMES, (int(v) for v in ps.st), strict=True))
+    assert (st["vta_hits"], st["vta_hits_self"], int(ps.hits[0])) == (3, 2, 3)
+    assert (int(ps.ilw[0]), int(ps.ilc[0])) == ((1, 0) if self_interference == "count" else (1, 2))
+
+
 def test_irs_counts_per_epoch_cannot_be_recorded():
     with pytest.raises(ValueError, match="^irs_counts: 'epoch' cannot be recorded"):
         get_policy("ciao-c", irs_counts="epoch", log_sm=0)
@@ -618,6 +640,7 @@ def test_irs_counts_per_epoch_cannot_be_recorded():
     ("ciao-t", {"high_epoch": 0}, "high_epoch"), ("ciao-t", {"low_epoch": -5}, "low_epoch"),
     ("ciao-c", {"examine": "back"}, "examine"), ("ciao-p", {"instructions": "lane"}, "instructions"),
     ("ciao-t", {"irs_counts": "window"}, "irs_counts"), ("ciao-c", {"active_warps": "all"}, "active_warps"),
+    ("ciao-t", {"self_interference": "some"}, "self_interference"),
     ("ccws", {"base_score": 0}, "base_score"), ("ccws", {"k_vc": -1}, "k_vc"),
     ("ccws", {"vta_ways": 12}, "ways"), ("ccws", {"k_wsc": 0}, "k_wsc"),
     ("ccws", {"vta_ways": 1}, "vta_ways"), ("statpcal", {"tokens": 0}, "tokens"),

@@ -13,7 +13,8 @@ without the timing model (``--timing none``) they do nothing.
 **CIAO-T** (ciao18 Section IV, Algorithm 1, throttling only): a VTA hit of
 warp *i* counts in *i*'s VTA-hit counter and updates *i*'s interference
 list entry with the evicting warp (``golden.units.ciao_interference.update_entry``,
-the unit model's own function compiled with numba). IRS_i follows Eq. 1,
+the unit model's own function compiled with numba), the warp itself included
+unless ``self_interference="ignore"``. IRS_i follows Eq. 1,
 tested without a division (``golden.units.ciao_irs.over_pq``); its
 instructions, and the epochs', are thread instructions by default
 (``instructions``); its counts run from the kernel's start
@@ -104,8 +105,8 @@ CCWS_VTA_SETS = 2
 # p[]: parameters.
 (P_W, P_WAYS, P_LINES, P_ASSOC, P_MODE, P_HI_P, P_HI_Q, P_LO_P, P_LO_Q, P_HI_E, P_LO_E, P_BASE,
  P_KVC, P_IL_TOP, P_LOG_SM, P_VSETS, P_KWSC, P_EXAMINE, P_INST_WEIGHT, P_IRS_WINDOW,
- P_ACTIVE) = range(21)
-N_PARAMS = P_ACTIVE + 1
+ P_ACTIVE, P_SELF) = range(22)
+N_PARAMS = P_SELF + 1
 #: Which warps an epoch's end examines (CIAO's ``examine``; p[P_EXAMINE]).
 EXAMINE = {"front": 0, "all": 1, "issuing": 2}
 EXAMINE_FRONT = EXAMINE["front"]
@@ -124,6 +125,11 @@ IRS_PER_EPOCH = IRS_COUNTS["epoch"]
 #: calls a warp with V = 1 active; the default).
 ACTIVE_WARPS = {"resident": 0, "unstalled": 1}
 ACTIVE_UNSTALLED = ACTIVE_WARPS["unstalled"]
+#: What a VTA hit on a line the warp itself evicted does to its interference entry
+#: (``self_interference``; p[P_SELF]): it counts as interference by the warp itself, as the unit's
+#: update rule takes any WID (the default), or it is left out (an experiment: Section III-A's
+#: interference is by another warp; docs/policies/ciao18.md). Either way it counts in IRS.
+SELF_INTERFERENCE = {"count": 0, "ignore": 1}
 # st[]: statistics. After the first ten, what Algorithm 1 found at each step (``docs/policies/ciao18.md``,
 # "Statistics"): epochs crossed and acted on (several crossed between two L1 accesses are acted on once),
 # the examined warps' cut-off tests and why a test over the cut-off acted on nobody, and the low-epoch
@@ -132,14 +138,15 @@ ACTIVE_UNSTALLED = ACTIVE_WARPS["unstalled"]
 (S_INSERTS, S_PROBES, S_VTA_HITS, S_STALLS, S_REACTIVATIONS, S_THROTTLE_UPDATES, S_KERNELS, S_REDIRECTS,
  S_RETURNS, S_NO_SMEM, S_LOW_CROSSED, S_HIGH_CROSSED, S_LOW_ACTED, S_HIGH_ACTED, S_TESTS, S_TESTS_SKIPPED,
  S_OVER, S_NO_INTERFERER, S_INTERFERER_GONE, S_INTERFERER_STALLED, S_STALL_CHECKS, S_STALLS_KEPT,
- S_REACTIVATIONS_PAIR_LEFT, S_REDIRECT_CHECKS, S_REDIRECTS_KEPT, S_RETURNS_PAIR_LEFT) = range(26)
+ S_REACTIVATIONS_PAIR_LEFT, S_REDIRECT_CHECKS, S_REDIRECTS_KEPT, S_RETURNS_PAIR_LEFT,
+ S_VTA_HITS_SELF) = range(27)
 STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivations", "throttle_updates",
               "kernel_starts", "redirects", "redirects_back", "sm_kernels_without_smem_cache",
               "low_epochs", "high_epochs", "low_epochs_acted", "high_epochs_acted",
               "high_tests", "high_tests_skipped_stalled", "high_tests_over", "over_no_interferer",
               "over_interferer_gone", "over_interferer_stalled",
               "stall_checks", "stall_checks_kept", "reactivations_pair_left",
-              "redirect_checks", "redirect_checks_kept", "redirects_back_pair_left")
+              "redirect_checks", "redirect_checks_kept", "redirects_back_pair_left", "vta_hits_self")
 
 SchedState = namedtuple("SchedState", [
     # SchedulerControl views
@@ -755,7 +762,11 @@ def sched_on_miss(state, a):
     if log:
         _rec_irs(ps, sm, ciao_irs.TX_HIT, s, 0, 0, a.t)
     ps.hits[g] += 1
+    if by == s:
+        ps.st[S_VTA_HITS_SELF] += 1
     if ps.p[P_MODE] != MODE_CCWS:
+        if by == s and ps.p[P_SELF]:
+            return np.int64(0)  # self_interference="ignore": the entry is not updated
         ps.ilw[g], ps.ilc[g] = _il_update(ps.ilw[g], ps.ilc[g], by, ps.p[P_IL_TOP])
         if log:
             _rec_il(ps, ciao_interference.TX_UPDATE, s, by, 0, a.t)
@@ -900,6 +911,10 @@ class CiaoT(_VtaScheduler):
         Which warps Eq. 1's ``N_active-warp`` counts, at each epoch's end before its releases:
         ``"unstalled"`` (default: the resident warps not stalled, Algorithm 1's "active", V = 1)
         or ``"resident"`` (stalled ones included).
+    self_interference : str
+        A VTA hit on a line the warp itself evicted: ``"count"`` (default: it updates the warp's
+        interference entry with its own WID, as any other hit) or ``"ignore"`` (the entry is left
+        as it is: an experiment). It counts in IRS either way.
     vta_ways : int
         VTA tags per warp (8).
     log_sm : int, optional
@@ -920,12 +935,14 @@ class CiaoT(_VtaScheduler):
     def __init__(self, *, high_cutoff: float = HIGH_CUTOFF, low_cutoff: float = LOW_CUTOFF,
                  high_epoch: int = HIGH_EPOCH, low_epoch: int = LOW_EPOCH, examine: str = "front",
                  instructions: str = "thread", irs_counts: str = "kernel", active_warps: str = "unstalled",
-                 vta_ways: int = VTA_WAYS, log_sm: int | None = None, log_capacity: int = 1 << 20) -> None:
+                 self_interference: str = "count", vta_ways: int = VTA_WAYS, log_sm: int | None = None,
+                 log_capacity: int = 1 << 20) -> None:
         self.hi, self.lo = check_irs_params(IRS_WARPS, 32, high_cutoff, low_cutoff, high_epoch, low_epoch, 1)
         for name, value, options in (("examine", examine, EXAMINE),
                                      ("instructions", instructions, INSTRUCTIONS),
                                      ("irs_counts", irs_counts, IRS_COUNTS),
-                                     ("active_warps", active_warps, ACTIVE_WARPS)):
+                                     ("active_warps", active_warps, ACTIVE_WARPS),
+                                     ("self_interference", self_interference, SELF_INTERFERENCE)):
             if value not in options:
                 raise ValueError(f"{name}: {value!r} is not one of {', '.join(map(repr, options))}")
         if irs_counts != "kernel" and log_sm is not None:
@@ -935,6 +952,7 @@ class CiaoT(_VtaScheduler):
         self.instructions = instructions
         self.irs_counts = irs_counts
         self.active_warps = active_warps
+        self.self_interference = self_interference
         self.high_cutoff, self.low_cutoff = high_cutoff, low_cutoff
         self.high_epoch, self.low_epoch = high_epoch, low_epoch
         super().__init__(vta_ways, log_sm, log_capacity)
@@ -948,6 +966,7 @@ class CiaoT(_VtaScheduler):
         p[P_INST_WEIGHT] = INSTRUCTIONS[self.instructions]
         p[P_IRS_WINDOW] = IRS_COUNTS[self.irs_counts]
         p[P_ACTIVE] = ACTIVE_WARPS[self.active_warps]
+        p[P_SELF] = SELF_INTERFERENCE[self.self_interference]
         return p
 
     def storage_bits(self, gpu: GPUConfig) -> dict[str, int]:
