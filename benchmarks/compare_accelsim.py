@@ -115,6 +115,7 @@ from pathlib import Path
 
 from golden.configs.presets import preset
 from golden.configs.schema import GPUConfig
+from golden.errors import InputError
 from golden.gpu.run import simulate_timed
 from golden.trace.accelsim import read_accelsim
 from golden.trace.accelsim_export import write_accelsim
@@ -237,7 +238,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
     n_sm = int(_option(text, "gpgpu_n_clusters")) * int(_option(text, "gpgpu_n_cores_per_cluster"))
     threads, _ = _option(text, "gpgpu_shader_core_pipeline").split(":")
     subs = int(_option(text, "gpgpu_n_mem")) * int(_option(text, "gpgpu_n_sub_partition_per_mchannel"))
-    l1, l2 = (_cache_fields(_option(text, f"gpgpu_cache:{c}"), streaming_mshrs) for c in ("dl1", "dl2"))
+    l1, l2 = (_cache_fields(f"gpgpu_cache:{c}", _option(text, f"gpgpu_cache:{c}"), streaming_mshrs)
+              for c in ("dl1", "dl2"))
     # HEAD's 11 pipeline widths: ID_OC_MEM is the 5th, OC_EX_MEM the 10th.
     widths = [int(w) for w in _option(text, "gpgpu_pipeline_widths").split(",")]
     theirs = {
@@ -379,7 +381,16 @@ def streaming_mshrs_of(build: Path) -> bool | None:
     return "m_mshr_max_merge = MAX_WARP_PER_SM" in header.read_text(errors="replace")
 
 
-def _cache_fields(spec: str, streaming_mshrs: bool = True) -> dict:
+def _cache_fields(option: str, spec: str | None, streaming_mshrs: bool = True) -> dict:
+    """The gpucache fields of GPGPU-Sim cache string ``spec`` (of ``option``); InputError if malformed."""
+    try:
+        return _read_cache(spec, streaming_mshrs)
+    except (AttributeError, ValueError, IndexError, KeyError):
+        raise InputError(f"{option}: cannot read {spec!r} (HEAD's form: "
+                         "kind:sets:line:assoc,policy,mshr:entries:merges,queue...)") from None
+
+
+def _read_cache(spec: str, streaming_mshrs: bool) -> dict:
     kind, sets, line, assoc = spec.split(",")[0].split(":")
     policy = spec.split(",")[1].split(":")
     mshr = spec.split(",")[2].split(":")
@@ -624,7 +635,11 @@ def main() -> int:
     if streaming is None:
         print("  the build's gpu-cache.h was not found: a streaming L1's MSHRs taken as 537b342a sets them")
     icnt_text = files[_option(files["gpgpusim.config"], "inter_config_file")]
-    for line in machine_differences(files["gpgpusim.config"], gpu, streaming is not False, icnt_text):
+    try:
+        differences = machine_differences(files["gpgpusim.config"], gpu, streaming is not False, icnt_text)
+    except InputError as e:
+        sys.exit(f"compare_accelsim: --accelsim-set: {e}")
+    for line in differences:
         print(f"  config differs: {line}")
     # The timing loop is compiled once per process (numba, not cached on disk): compile it on a
     # small run first so that the timed runs measure simulation only.

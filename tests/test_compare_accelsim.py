@@ -87,6 +87,15 @@ def test_a_changed_machine_is_reported(option, value, field):
     assert any(line.startswith(f"{field}:") for line in lines)
 
 
+@pytest.mark.parametrize("value", ["64:128:256,L:B:m:W:X,A:32:4,4:0,32", "N:64:128:8",
+                                   "N:64:x:8,L:B:m:W:X,A:32:4,4"])
+def test_a_malformed_cache_string_names_the_option(value):
+    # A one-factor run's --accelsim-set that drops the kind letter: a one-line error, not a traceback.
+    with pytest.raises(cmp.InputError, match="^gpgpu_cache:dl2: cannot read ") as e:
+        cmp.machine_differences(cmp._set_option(KIM20_TEXT, "gpgpu_cache:dl2", value), preset("kim20"))
+    assert "\n" not in str(e.value)
+
+
 def test_the_peers_issue_order_is_compared():
     # HEAD GPGPU-Sim rotates its schedulers whatever the config: a fixed order is reported.
     lines = cmp.machine_differences(KIM20_TEXT, preset("kim20").replace(issue_order="fixed"))
