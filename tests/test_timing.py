@@ -573,6 +573,63 @@ def test_round_robin_response_port_lets_a_later_sub_partition_pass():
     assert done["fifo"][0] == done["round-robin"][0]
 
 
+def _deliver(k, s):
+    """Run the crossbar's response events (arrivals at and frees of the SM outputs) to the end;
+    the cycle each request's response is delivered to its L1 (``EV_L1_FILL``)."""
+    from golden.gpu import core
+    from golden.gpu.queues import event_advance, event_due, event_pop, event_top_time
+
+    fills = {}
+    while s.ev_meta[0] > 0:
+        t = event_top_time(s.ev_node, s.ev_bucket, s.ev_ovf, s.ev_meta)
+        event_advance(s.ev_node, s.ev_bucket, s.ev_ovf, s.ev_meta, t)
+        while event_due(s.ev_bucket, s.ev_meta):
+            v = int(event_pop(s.ev_node, s.ev_bucket, s.ev_meta))
+            kind, x = v >> core._EV_SHIFT, v & core._EV_MASK
+            if kind == core.EV_PORT_ARRIVE:
+                core._port_arrive(k, s, t, x)
+            elif kind == core.EV_PORT_FREE:
+                core._port_serve(k, s, t, x)
+            else:
+                assert kind == core.EV_L1_FILL
+                fills[x] = int(t)
+    return fills
+
+
+@pytest.mark.parametrize("queues", ["per-output", "single"])
+def test_a_response_for_a_free_sm_waits_behind_one_for_a_busy_sm_with_a_single_input_queue(queues):
+    # Sub-partition 0 sends a response to SM 0, whose output is busy until cycle 100, then one to
+    # SM 1, whose output is free: 5 flits each (32-byte flits), icnt_latency ICNT. Per output, the
+    # second leaves 5 cycles after the first and SM 1 takes it on arrival: delivered at
+    # 10 + 5 + ICNT + 5. With one queue at the input it waits behind the first until SM 0's output
+    # takes that at 100, comes up behind its last flit (105) and is delivered at 110.
+    from golden.gpu import core
+    from golden.gpu.state import config_vector, new_state
+
+    g = gpu(n_sm=2, l2_partitions=2, icnt_flit_bytes=32, icnt_response_order="round-robin",
+            icnt_input_queues=queues)
+    k = config_vector(g)
+    s = new_state(k, 2 * g.l1.lines, g.l2.lines)
+    s.sm[core.M_SM_RSP_FREE, 0] = 100
+    for r, sm in ((0, 0), (1, 1)):
+        s.r[core.R_R_KIND, r] = core.RQ_READ
+        s.r[core.R_R_SM, r] = sm
+        s.r[core.R_R_PART, r] = 0
+        s.r[core.R_R_SEC, r] = 0
+        core._respond_to_sm(k, s, r, 0, 10)
+    fills = _deliver(k, s)
+    assert fills[0] == 100 + 5
+    assert fills[1] == (10 + 5 + ICNT + 5 if queues == "per-output" else 100 + 5 + 5)
+    assert s.part[core.P_H_N, 0] == 0 and s.part[core.P_H_BUSY, 0] == 0
+
+
+def test_a_single_input_queue_needs_the_round_robin_outputs():
+    with pytest.raises(ValueError, match="^icnt_input_queues: 'single' needs icnt_response_order"):
+        gpu(icnt_input_queues="single")
+    with pytest.raises(ValueError, match="^icnt_input_queues: must be one of per-output, single"):
+        gpu(icnt_input_queues="shared", icnt_response_order="round-robin")
+
+
 def test_one_sub_partition_responds_alike_in_either_order():
     # With a single sub-partition there is nothing to take turns between: the same run, cycle for cycle.
     from tests.test_timing_self_check import mixed_kernel

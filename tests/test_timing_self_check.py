@@ -93,6 +93,9 @@ MACHINES = {
                             l2=dict(size=16 * LINE, assoc=2, allocate="on-miss")),
     # Each SM's crossbar output serving the two sub-partitions in turn, idling between packets.
     "response-round-robin": dict(icnt_response_order="round-robin", icnt_packet_gap=1),
+    # The same with one queue at each sub-partition's input (head-of-line blocking).
+    "response-single-input-queue": dict(icnt_response_order="round-robin", icnt_input_queues="single",
+                                        icnt_packet_gap=1),
 }
 
 

@@ -64,6 +64,9 @@ ISSUE_ORDERS = ("fixed", "rotating")
 #: How an SM's crossbar output takes the responses waiting for it (GPUConfig.icnt_response_order):
 #: in the order the L2 sub-partitions sent them, or the sub-partitions in turn.
 ICNT_RESPONSE_ORDERS = ("fifo", "round-robin")
+#: How the responses a sub-partition sends wait at the crossbar (GPUConfig.icnt_input_queues):
+#: each for its own SM's output, or all in one queue at the sub-partition's input.
+ICNT_INPUT_QUEUES = ("per-output", "single")
 #: How a DRAM channel orders its queued requests (GPUConfig.dram_scheduler): in arrival order, or
 #: first-ready first-come-first-served (row hits first, GPGPU-Sim's ``-gpgpu_dram_scheduler 1``).
 DRAM_SCHEDULERS = ("fcfs", "frfcfs")
@@ -393,6 +396,14 @@ class GPUConfig:
         order it sent them (the output arbiter of GPGPU-Sim's iSLIP crossbar). With one
         sub-partition the two are the same. Round robin delivers an SM's lines out of the order
         they were requested, as Accel-Sim does (``docs/validation.md``, "The crossbar's round robin").
+    icnt_input_queues : str
+        Where a sub-partition's responses wait for their SM's crossbar output (timing model, with
+        ``icnt_response_order = "round-robin"``): ``"per-output"`` (default), one queue per SM
+        output, so a response whose SM output is free never waits behind one for a busy output;
+        or ``"single"``, one first-in-first-out queue at the sub-partition's input, whose head,
+        waiting for a busy output, holds every response behind it (head-of-line blocking: the
+        booksim crossbar of GPGPU-Sim with one virtual channel, ``num_vcs = 1``). Measured against
+        Accel-Sim in ``docs/validation.md``, "Head-of-line blocking at the crossbar's inputs".
     l1_response_rate : int
         Load requests whose data an SM's L1 hands back per cycle from its arriving responses
         (timing model; 0: no limit). GPGPU-Sim's L1D passes one request a cycle to the LD/ST
@@ -459,6 +470,7 @@ class GPUConfig:
     icnt_flit_bytes: int = 32
     icnt_packet_gap: int = 0
     icnt_response_order: str = "fifo"
+    icnt_input_queues: str = "per-output"
     l1_response_rate: int = 0
     dram_channels: int = 0
     dram_banks: int = 16
@@ -480,7 +492,7 @@ class GPUConfig:
 
     def __post_init__(self) -> None:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order",
-                           "icnt_response_order", "dram_scheduler", "dram_address_map"))
+                           "icnt_response_order", "icnt_input_queues", "dram_scheduler", "dram_address_map"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -490,9 +502,12 @@ class GPUConfig:
                              f"not {self.max_threads_per_sm}")
         for name, choices in (("scheduler", SCHEDULERS), ("stalled_release", STALLED_RELEASES),
                               ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
-                              ("dram_scheduler", DRAM_SCHEDULERS)):
+                              ("icnt_input_queues", ICNT_INPUT_QUEUES), ("dram_scheduler", DRAM_SCHEDULERS)):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
+        if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":
+            raise ValueError("icnt_input_queues: 'single' needs icnt_response_order 'round-robin' (the SM "
+                             "outputs that take turns among the sub-partitions' heads)")
         address_map = parse_dram_address_map(self.dram_address_map)
         if address_map is not None and 1 << address_map.bank_bits != self.dram_banks:
             raise ValueError(f"dram_address_map: its {address_map.bank_bits} bank bits give "

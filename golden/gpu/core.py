@@ -109,7 +109,7 @@ __all__ = ["step_function", "shared_functions"]
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
- K_RSP_RR) = range(len(layout.CONFIG))
+ K_RSP_RR, K_IN_FIFO) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -141,7 +141,8 @@ __all__ = ["step_function", "shared_functions"]
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY, R_R_ROW,) = range(18)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
-(P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META,) = range(6)
+(P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META, P_H_HEAD, P_H_TAIL, P_H_N,
+ P_H_BUSY,) = range(10)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
 (B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
 (H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE,) = range(6)
@@ -151,7 +152,7 @@ __all__ = ["step_function", "shared_functions"]
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 45, 10, 18, 4, 6, 9, 4, 6, 8, 2, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 45, 10, 18, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -483,8 +484,26 @@ def _response_flits(K, S, r):
 
 
 def _respond_to_sm(K, S, r, part, ready):
-    """Send request ``r``'s response from ``part`` at cycle ``ready``; schedules its arrival."""
+    """Send request ``r``'s response from ``part`` at cycle ``ready``; schedules its arrival.
+
+    With ``icnt_input_queues = "single"`` a sub-partition offers one response at a time to the
+    SM outputs: while one is on its way or waits for its output, the next ones wait behind it
+    (the ``h_`` queue, linked through ``r_next``, their ready cycles in ``r_ready``, which
+    nothing else uses while a response travels) until :func:`_port_serve` takes it.
+    """
     flits = _response_flits(K, S, r)
+    if K[K_IN_FIFO]:
+        if S.part[P_H_BUSY, part] or S.part[P_H_N, part] > 0:
+            S.r[R_R_READY, r] = ready
+            S.r[R_R_NEXT, r] = -1
+            if S.part[P_H_N, part] == 0:
+                S.part[P_H_HEAD, part] = r
+            else:
+                S.r[R_R_NEXT, S.part[P_H_TAIL, part]] = r
+            S.part[P_H_TAIL, part] = r
+            S.part[P_H_N, part] += 1
+            return
+        S.part[P_H_BUSY, part] = 1
     depart = max(ready, S.part[P_P_RSP_FREE, part])
     S.part[P_P_RSP_FREE, part] = depart + flits
     if K[K_RSP_RR]:
@@ -541,9 +560,27 @@ def _port_serve(K, S, t, sm):
             flits = _response_flits(K, S, r)
             S.sm[M_SM_RSP_FREE, sm] = t + flits + K[K_ICNT_GAP]
             _event(S, t + flits, EV_L1_FILL, r)
+            if K[K_IN_FIFO]:
+                _next_from_input(K, S, t + flits, part)
             if S.sm[M_RSP_N, sm] > 0:
                 _event(S, S.sm[M_SM_RSP_FREE, sm], EV_PORT_FREE, sm)
             return
+
+
+def _next_from_input(K, S, t, part):
+    """``icnt_input_queues = "single"``: ``part``'s response at its SM output has left the input by
+    cycle ``t`` (its last flit); the next one waiting behind it, if any, comes up to its output, no
+    sooner than its own trip through the crossbar would bring it."""
+    S.part[P_H_BUSY, part] = 0
+    if S.part[P_H_N, part] == 0:
+        return
+    r = S.part[P_H_HEAD, part]
+    S.part[P_H_HEAD, part] = S.r[R_R_NEXT, r]
+    S.part[P_H_N, part] -= 1
+    S.part[P_H_BUSY, part] = 1
+    depart = max(S.r[R_R_READY, r], S.part[P_P_RSP_FREE, part])
+    S.part[P_P_RSP_FREE, part] = depart + _response_flits(K, S, r)
+    _event(S, max(depart + K[K_ICNT_LAT], t), EV_PORT_ARRIVE, r)
 
 
 # -- L2 sub-partitions -------------------------------------------------------------------
@@ -2262,7 +2299,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
-              _dram_schedule, _response_flits, _respond_to_sm, _port_arrive, _port_serve, _below_l2,
+              _dram_schedule, _response_flits, _respond_to_sm, _port_arrive, _port_serve, _next_from_input,
+              _below_l2,
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,

@@ -63,7 +63,7 @@ TABLES = {
         'wt_slot', 'wt_next', 'wt_free', 'wt_row'
     ),
     'part': (
-        'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta'
+        'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta', 'h_head', 'h_tail', 'h_n', 'h_busy'
     ),
     'f': (
         'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads'
@@ -107,7 +107,7 @@ CONFIG = (
     "l2_sector_bytes", "self_check", "l1_lookup_latency", "l1_lq_size", "stalled_release", "ldst_queue",
     "issue_rotating", "l2_write_fetch",
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
-    "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr",
+    "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
