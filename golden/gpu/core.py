@@ -478,6 +478,18 @@ def _dram_schedule(K, S, t, ch):
         _event(S, wake, EV_DRAM_WAKE, ch)
 
 
+def _part_append(S, part, head, tail, n, r):
+    """Append request ``r`` to one of sub-partition ``part``'s queues (its rows ``head``, ``tail``
+    and ``n``: the L2's arrivals, or the responses behind the input's head), linked through ``r_next``."""
+    S.r[R_R_NEXT, r] = -1
+    if S.part[n, part] == 0:
+        S.part[head, part] = r
+    else:
+        S.r[R_R_NEXT, S.part[tail, part]] = r
+    S.part[tail, part] = r
+    S.part[n, part] += 1
+
+
 def _response_flits(K, S, r):
     """Flits of request ``r``'s response: the header and the data, a write's acknowledgement the header."""
     return _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else _flits(K, 0)
@@ -495,13 +507,7 @@ def _respond_to_sm(K, S, r, part, ready):
     if K[K_IN_FIFO]:
         if S.part[P_H_BUSY, part] or S.part[P_H_N, part] > 0:
             S.r[R_R_READY, r] = ready
-            S.r[R_R_NEXT, r] = -1
-            if S.part[P_H_N, part] == 0:
-                S.part[P_H_HEAD, part] = r
-            else:
-                S.r[R_R_NEXT, S.part[P_H_TAIL, part]] = r
-            S.part[P_H_TAIL, part] = r
-            S.part[P_H_N, part] += 1
+            _part_append(S, part, P_H_HEAD, P_H_TAIL, P_H_N, r)
             return
         S.part[P_H_BUSY, part] = 1
     depart = max(ready, S.part[P_P_RSP_FREE, part])
@@ -1953,14 +1959,7 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
         n_slots = K[K_N_SM] * K[K_SLOTS]
         _load_done(K, S, x % n_slots, x // n_slots, t)
     elif kind == EV_L2_ARRIVE:
-        part = S.r[R_R_PART, x]
-        S.r[R_R_NEXT, x] = -1
-        if S.part[P_Q_N, part] == 0:
-            S.part[P_Q_HEAD, part] = x
-        else:
-            S.r[R_R_NEXT, S.part[P_Q_TAIL, part]] = x
-        S.part[P_Q_TAIL, part] = x
-        S.part[P_Q_N, part] += 1
+        _part_append(S, S.r[R_R_PART, x], P_Q_HEAD, P_Q_TAIL, P_Q_N, x)
     elif kind == EV_L2_FILL:
         _l2_fill(buf, K, S, h1, h2, h3, t, x)
     elif kind == EV_DRAM_ARRIVE:
@@ -2299,8 +2298,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
-              _dram_schedule, _response_flits, _respond_to_sm, _port_arrive, _port_serve, _next_from_input,
-              _below_l2,
+              _dram_schedule, _part_append, _response_flits, _respond_to_sm, _port_arrive, _port_serve,
+              _next_from_input, _below_l2,
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
