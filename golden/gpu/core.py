@@ -490,6 +490,13 @@ def _part_append(S, part, head, tail, n, r):
     S.part[n, part] += 1
 
 
+def _depart(S, part, ready, flits):
+    """Cycle a response of ``flits`` flits ready at ``ready`` leaves ``part`` (a flit a cycle)."""
+    depart = max(ready, S.part[P_P_RSP_FREE, part])
+    S.part[P_P_RSP_FREE, part] = depart + flits
+    return depart
+
+
 def _response_flits(K, S, r):
     """Flits of request ``r``'s response: the header and the data, a write's acknowledgement the header."""
     return _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else _flits(K, 0)
@@ -510,8 +517,7 @@ def _respond_to_sm(K, S, r, part, ready):
             _part_append(S, part, P_H_HEAD, P_H_TAIL, P_H_N, r)
             return
         S.part[P_H_BUSY, part] = 1
-    depart = max(ready, S.part[P_P_RSP_FREE, part])
-    S.part[P_P_RSP_FREE, part] = depart + flits
+    depart = _depart(S, part, ready, flits)
     if K[K_RSP_RR]:
         # The SM's output chooses among the sub-partitions itself (_port_serve).
         _event(S, depart + K[K_ICNT_LAT], EV_PORT_ARRIVE, r)
@@ -584,8 +590,7 @@ def _next_from_input(K, S, t, part):
     S.part[P_H_HEAD, part] = S.r[R_R_NEXT, r]
     S.part[P_H_N, part] -= 1
     S.part[P_H_BUSY, part] = 1
-    depart = max(S.r[R_R_READY, r], S.part[P_P_RSP_FREE, part])
-    S.part[P_P_RSP_FREE, part] = depart + _response_flits(K, S, r)
+    depart = _depart(S, part, S.r[R_R_READY, r], _response_flits(K, S, r))
     _event(S, max(depart + K[K_ICNT_LAT], t), EV_PORT_ARRIVE, r)
 
 
@@ -2298,8 +2303,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
-              _dram_schedule, _part_append, _response_flits, _respond_to_sm, _port_arrive, _port_serve,
-              _next_from_input, _below_l2,
+              _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
+              _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,

@@ -335,11 +335,10 @@ def _pair_runs(ps, base, k, kgw):
 
 
 @nb.njit(cache=True, nogil=True)
-def _still_interfered(ps, sm, base, k, kgw, n, active, t):
-    """Algorithm 1's pair-list check: warp ``k`` (global warp ``kgw``) runs, IRS_k over the low cut-off."""
+def _still_interfered(ps, sm, base, k, n, active, t):
+    """Algorithm 1's pair-list check of a warp ``k`` that still runs (:func:`_pair_runs`): IRS_k
+    over the low cut-off."""
     p = ps.p
-    if not _pair_runs(ps, base, k, kgw):
-        return False
     if _logs(ps, sm):
         _rec_irs(ps, sm, ciao_irs.TX_QUERY, k, 0, 0, t)
     return _irs_over(ps, sm, base + k, n, active, p[P_LO_P], p[P_LO_Q])
@@ -407,10 +406,11 @@ def _release(ps, flag, f, fgw, stat, checks, action, sm, base, g, s, n, active, 
     ``checks``, ``checks + 1`` and ``checks + 2`` count the checks, those that keep ``g``, and the
     releases because the interferer's warp left its slot."""
     ps.st[checks] += 1
-    if _still_interfered(ps, sm, base, f[g], fgw[g], n, active, t):
+    runs = _pair_runs(ps, base, f[g], fgw[g])
+    if runs and _still_interfered(ps, sm, base, f[g], n, active, t):
         ps.st[checks + 1] += 1
         return  # warp k still suffers: g stays stalled or redirected
-    if not _pair_runs(ps, base, f[g], fgw[g]):
+    if not runs:
         ps.st[checks + 2] += 1
     set_blocked(flag, ps.changed, sm, g, 0)  # flag: blocked or redirect (an extra wake-up is harmless)
     f[g] = -1
