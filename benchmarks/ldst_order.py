@@ -18,7 +18,11 @@ instructions on both sides"):
   issue (``->next``), and the total per ``--pc`` load (one trip of the loop). The oldest warps'
   head start under an age-ordered scheduler is the ``->next`` rows' spread; how much of it the
   other phases take back decides how fast the warps drift apart (``docs/validation.md``,
-  "gesummv at 0.25").
+  "gesummv at 0.25");
+* with ``--ahead PC [PC ...]``, what each global memory issue finds in its SM's queue (issued,
+  not yet taken): the issues' shares with 0, 1, 2 and 3 or more ahead, and by PC and age rank
+  the mean ahead and those of them at the PCs given (``docs/validation.md``, "Where the young
+  warps lose").
 
 gpucache's side runs the timing model with its LD/ST log (``TimingModel(log_ldst=True)``) on the
 preset (``--config``, ciao18 by default), with the schedulers' order Accel-Sim uses
@@ -171,6 +175,58 @@ def report_phases(side: str, events: np.ndarray, pc: int) -> None:
           + f"{sum(total[-q:]) - sum(total[:q]):>9.0f}  (cycles per --pc load, first issue to last)")
 
 
+def ahead(events: np.ndarray, pcs: list[int], top: int = 3) -> tuple[np.ndarray, dict]:
+    """What each global memory issue finds in its SM's queue: instructions issued and not yet taken.
+
+    Returns the share of issues with 0..``top`` instructions ahead (the last: ``top`` or more) and
+    ``{(pc, rank): (mean ahead, mean ahead at pcs)}`` by the issuing warp's age rank on its SM. A
+    take is matched to its warp's oldest queued issue; a take that comes before its issue in the
+    same cycle (an instruction issued to a free unit, never queued) to the warp's next issue.
+    """
+    events = issues_and_takes(events)
+    events = events[np.lexsort((events[:, KIND], events[:, CYCLE]))]
+    hist = np.zeros(top + 1)
+    found: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+    wanted = set(pcs)
+    for sm in np.unique(events[:, SM]):
+        e = events[events[:, SM] == sm]
+        rank = {int(w): r for r, w in enumerate(np.unique(e[:, WARP]))}
+        queue: list[tuple[int, int]] = []  # (warp, pc), in the order issued
+        early: dict[int, int] = defaultdict(int)  # takes seen before their issue
+        for _, _, kind, w, pc in e.tolist():
+            if kind == TAKE:
+                i = next((i for i, q in enumerate(queue) if q[0] == w), -1)
+                if i >= 0:
+                    del queue[i]
+                else:
+                    early[w] += 1
+            elif early[w]:
+                early[w] -= 1
+            else:
+                hist[min(len(queue), top)] += 1
+                found[(pc, rank[w])].append((len(queue), sum(q[1] in wanted for q in queue)))
+                queue.append((w, pc))
+    table = {k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v]))) for k, v in found.items()}
+    return hist / max(1.0, hist.sum()), table
+
+
+def report_ahead(side: str, events: np.ndarray, pcs: list[int]) -> None:
+    """Print ``ahead``: the issues' shares by instructions ahead, then by PC and age rank the mean
+    instructions ahead and those of them at ``pcs``."""
+    share, table = ahead(events, pcs)
+    print(f"{side}: at each global memory issue, the SM's instructions issued and not yet taken (ahead)")
+    print("  issues with 0, 1, 2, 3+ ahead: " + "  ".join(f"{100 * x:.1f}%" for x in share))
+    ranks = sorted({r for _, r in table})
+    print(f"  mean ahead / of them at PCs {' '.join(map(str, pcs))}, by age rank on the SM (0 = oldest)")
+    print(f"  {'PC':>5}" + "".join(f"{r:>12}" for r in ranks))
+    for p in sorted({p for p, _ in table}):
+        cells = []
+        for r in ranks:
+            c = table.get((p, r))
+            cells.append(f"{c[0]:>7.2f}/{c[1]:.2f}" if c else f"{'-':>12}")
+        print(f"  {p:>5}" + "".join(cells))
+
+
 def queued(events: np.ndarray, top: int = 8) -> np.ndarray:
     """Share of SM-cycles with 0..``top`` instructions issued and not yet taken (the last: ``top`` or more).
     """
@@ -235,6 +291,8 @@ def main() -> int:
     ap.add_argument("--accelsim-log", type=Path, help="compare_accelsim.py --logs output of a patched build")
     ap.add_argument("--phases", action="store_true",
                     help="also print each memory instruction's phases by warp age rank (module docstring)")
+    ap.add_argument("--ahead", type=int, nargs="+", metavar="PC",
+                    help="also print what each issue finds queued ahead of it, counting the PCs given apart")
     args = ap.parse_args()
     print(f"{args.workload} at scale {args.scale}, kernel {args.kernel}, loads at PC {args.pc}; "
           f"{args.config} preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
@@ -253,6 +311,9 @@ def main() -> int:
                 sys.exit(f"ldst_order: --phases: no load completions in {side}'s events "
                          "(MD lines in the log?)")
             report_phases(side, events, args.pc)
+    if args.ahead:
+        for side, events, _ in sides:
+            report_ahead(side, events, args.ahead)
     return 0
 
 

@@ -65,3 +65,22 @@ def test_accelsim_log_rows_include_completions(tmp_path):
     assert hit == pytest.approx(75.0)
     # the order measures see issues and takes only
     assert lo.issues_and_takes(events)[:, lo.KIND].tolist() == [I, T, I]
+
+
+def test_ahead_counts_what_each_issue_finds_queued_worked_by_hand():
+    events = np.array([
+        # cycle, SM, kind, warp, PC
+        (0, 0, I, 5, 10),  # nothing ahead
+        (1, 0, I, 9, 10),  # warp 5's load ahead, at PC 10
+        (2, 0, T, 5, 10),
+        (3, 0, I, 9, 20), (3, 0, T, 9, 10),  # the take comes first in its cycle: nothing ahead
+        (4, 0, T, 9, 20),
+        (6, 0, I, 5, 20), (6, 0, T, 5, 20),  # issued to a free unit: never queued, not counted
+        (7, 0, I, 5, 10),  # nothing ahead
+        (20, 0, D, 5, 10),  # completions are not queue events
+    ], dtype=np.int64)
+    share, table = lo.ahead(events, [10])
+    assert share.tolist() == [0.75, 0.25, 0.0, 0.0]
+    assert table == {(10, 0): (0.0, 0.0), (10, 1): (1.0, 1.0), (20, 1): (0.0, 0.0)}
+    # the PCs counted apart are only those given
+    assert lo.ahead(events, [20])[1][(10, 1)] == (1.0, 0.0)
