@@ -181,7 +181,8 @@ def ahead(events: np.ndarray, pcs: list[int], top: int = 3) -> tuple[np.ndarray,
     Returns the share of issues with 0..``top`` instructions ahead (the last: ``top`` or more) and
     ``{(pc, rank): (mean ahead, mean ahead at pcs)}`` by the issuing warp's age rank on its SM. A
     take is matched to its warp's oldest queued issue; a take that comes before its issue in the
-    same cycle (an instruction issued to a free unit, never queued) to the warp's next issue.
+    same cycle (an instruction issued to a free unit, never queued) to the warp's next issue,
+    which then found nothing ahead.
     """
     events = issues_and_takes(events)
     events = events[np.lexsort((events[:, KIND], events[:, CYCLE]))]
@@ -201,7 +202,10 @@ def ahead(events: np.ndarray, pcs: list[int], top: int = 3) -> tuple[np.ndarray,
                 else:
                     early[w] += 1
             elif early[w]:
+                # Taken in the cycle of its issue: nothing was ahead of it.
                 early[w] -= 1
+                hist[0] += 1
+                found[(pc, rank[w])].append((0, 0))
             else:
                 hist[min(len(queue), top)] += 1
                 found[(pc, rank[w])].append((len(queue), sum(q[1] in wanted for q in queue)))

@@ -75,12 +75,12 @@ def test_ahead_counts_what_each_issue_finds_queued_worked_by_hand():
         (2, 0, T, 5, 10),
         (3, 0, I, 9, 20), (3, 0, T, 9, 10),  # the take comes first in its cycle: nothing ahead
         (4, 0, T, 9, 20),
-        (6, 0, I, 5, 20), (6, 0, T, 5, 20),  # issued to a free unit: never queued, not counted
+        (6, 0, I, 5, 20), (6, 0, T, 5, 20),  # taken in the cycle of its issue: nothing ahead
         (7, 0, I, 5, 10),  # nothing ahead
         (20, 0, D, 5, 10),  # completions are not queue events
     ], dtype=np.int64)
     share, table = lo.ahead(events, [10])
-    assert share.tolist() == [0.75, 0.25, 0.0, 0.0]
-    assert table == {(10, 0): (0.0, 0.0), (10, 1): (1.0, 1.0), (20, 1): (0.0, 0.0)}
+    assert share.tolist() == [0.8, 0.2, 0.0, 0.0]
+    assert table == {(10, 0): (0.0, 0.0), (10, 1): (1.0, 1.0), (20, 0): (0.0, 0.0), (20, 1): (0.0, 0.0)}
     # the PCs counted apart are only those given
     assert lo.ahead(events, [20])[1][(10, 1)] == (1.0, 0.0)
