@@ -7,7 +7,9 @@ end, where the preset's reading is ``"front"``; ``vta_ways=16``: 16 VTA tags per
 ``docs/policies/ciao18.md``), on the sweep engine's Dask cluster, and
 printed as IPC over GTO beside the same schedulers' ratios in a ``gpucache compare --suite ciao18
 --json`` file of the same scale (its GTO runs are the baseline; the code must be the same, or the
-ratios mix two models). Geometric means per class and over all benchmarks, with Fig. 8's.
+ratios mix two models). The runs use that file's machine (its ``config``: the preset, or a
+machine changed as in ``docs/policies/ciao18.md``'s "Set conflicts at the paper's sizes").
+Geometric means per class and over all benchmarks, with Fig. 8's.
 
 Usage::
 
@@ -24,7 +26,9 @@ import time
 
 from distributed import as_completed
 
-from golden.configs.presets import preset
+from golden.configs.loader import config_from_dict
+from golden.configs.schema import GPUConfig
+from golden.errors import InputError
 from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, Run, class_means, over_gto
 from golden.experiments.ciao18_runs import make_task
 from golden.experiments.sweep.engine import dask_client
@@ -52,6 +56,11 @@ def main() -> int:
         print(f"--set: {e}", file=sys.stderr)
         return 2
     base = json.load(open(args.compare_json))
+    try:
+        gpu = base_machine(base, args.compare_json)
+    except InputError as e:
+        print(e, file=sys.stderr)
+        return 2
     if base.get("scale") != args.scale:
         print(f"{args.compare_json}: scale {base.get('scale')}, not {args.scale}", file=sys.stderr)
         return 2
@@ -67,7 +76,6 @@ def main() -> int:
     # benchmark's runs in a row, so that a worker loads its trace once (make_task keeps the last).
     names = sorted(rows, key=lambda n: -rows[n]["time"]["cpu_seconds"])
     runs = {(n, s): Run(n, s, params=tuple(sorted(params.items()))) for n in names for s in SCHEDULERS}
-    gpu = preset("ciao18")
     t0 = time.perf_counter()
     done: dict = {}
     with dask_client(None, args.workers) as client:
@@ -77,7 +85,7 @@ def main() -> int:
             done[futures[f]] = f.result()
     wall = time.perf_counter() - t0
     cpu = sum(d["cpu_seconds"] for d in done.values())
-    print(f"ciao18 at scale {args.scale:g}: IPC over GTO, {args.compare_json}'s runs and {label} "
+    print(f"ciao18 at scale {args.scale:g} on {gpu.name}: IPC over GTO, {args.compare_json}'s runs and {label} "
           f"[{wall:.1f} s wall, {cpu:.1f} s CPU, {args.workers} workers]")
     print(" | ".join(["benchmark", "class"]
                      + [f"{s} {w}" for s in SCHEDULERS for w in ("compare", label)]))
@@ -99,6 +107,19 @@ def main() -> int:
                        "runs": [dict(d["result"], workload=n, series=None, cpu_seconds=d["cpu_seconds"])
                                 for (n, _), d in done.items()]}, fh, indent=1)
     return 0
+
+
+def base_machine(base: dict, origin: str) -> GPUConfig:
+    """The machine of comparison JSON ``base`` (its ``config``): the one its GTO runs ran on.
+
+    Raises
+    ------
+    InputError
+        If ``base`` has no ``config`` or it is not a valid machine (the message names ``origin``).
+    """
+    if not isinstance(base.get("config"), dict):
+        raise InputError(f"{origin}: config: missing (a gpucache compare --json file names its machine there)")
+    return config_from_dict(base["config"], origin=f"{origin}: config", fmt="json")
 
 
 def _parse(items: list[str]) -> dict:

@@ -1,0 +1,34 @@
+"""benchmarks/ciao18_one_factor.py: the CIAO runs use the comparison file's own machine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from golden.configs.presets import preset
+from golden.errors import InputError
+from tests.benchmark_module import load_benchmark
+
+one_factor = load_benchmark("ciao18_one_factor")
+RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
+
+
+def test_the_machine_is_the_comparison_files():
+    preset_run = json.loads((RESULTS / "ciao18_scale1.json").read_text())
+    assert one_factor.base_machine(preset_run, "a.json") == preset("ciao18")
+    # a comparison on another machine (the L1's prime index): the CIAO runs must run on it too,
+    # or their IPC is divided by GTO's on a different machine
+    prime_run = json.loads((RESULTS / "ciao18_scale1_prime_l1.json").read_text())
+    gpu = one_factor.base_machine(prime_run, "b.json")
+    assert gpu.l1.index == "prime" and gpu.name == "ciao18-prime-l1"
+    assert gpu == preset("ciao18").replace(l1=gpu.l1, name=gpu.name, source=gpu.source)
+    assert gpu.l1 == preset("ciao18").l1.replace(index="prime")
+
+
+def test_a_file_without_a_valid_machine_is_one_line_naming_it():
+    with pytest.raises(InputError, match=r"^old\.json: config: missing"):
+        one_factor.base_machine({"scale": 1.0, "rows": []}, "old.json")
+    with pytest.raises(InputError, match=r"old\.json: config.*n_sm"):
+        one_factor.base_machine({"config": {"base": "ciao18", "n_sm": -3}}, "old.json")
