@@ -201,15 +201,15 @@ def ahead(events: np.ndarray, pcs: list[int], top: int = 3) -> tuple[np.ndarray,
                     del queue[i]
                 else:
                     early[w] += 1
-            elif early[w]:
-                # Taken in the cycle of its issue: nothing was ahead of it.
-                early[w] -= 1
-                hist[0] += 1
-                found[(pc, rank[w])].append((0, 0))
+                continue
+            if early[w]:
+                early[w] -= 1  # taken in the cycle of its issue: nothing was ahead of it
+                seen = (0, 0)
             else:
-                hist[min(len(queue), top)] += 1
-                found[(pc, rank[w])].append((len(queue), sum(q[1] in wanted for q in queue)))
+                seen = (len(queue), sum(q[1] in wanted for q in queue))
                 queue.append((w, pc))
+            hist[min(seen[0], top)] += 1
+            found[(pc, rank[w])].append(seen)
     table = {k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v]))) for k, v in found.items()}
     return hist / max(1.0, hist.sum()), table
 
