@@ -210,7 +210,8 @@ def ahead(events: np.ndarray, pcs: list[int], top: int = 3) -> tuple[np.ndarray,
                 queue.append((w, pc))
             hist[min(seen[0], top)] += 1
             found[(pc, rank[w])].append(seen)
-    table = {k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v]))) for k, v in found.items()}
+    table = {k: (float(np.mean([a for a, _ in v])), float(np.mean([b for _, b in v])))
+             for k, v in found.items()}
     return hist / max(1.0, hist.sum()), table
 
 

@@ -128,8 +128,9 @@ register_unit(UnitSpec(
 
 register_unit(UnitSpec(
     name="ciao_smem", paper="ciao18", policy=_POLICY, recorder="smem",
-    rtl=lambda gpu, p: SmemTranslate(),
-    model=lambda gpu, p: ciao_smem.SmemTranslate(smem_bytes=min(gpu.shared_mem_bytes, 1 << 16)),
+    rtl=lambda gpu, p: SmemTranslate(index=gpu.smem_cache_index),
+    model=lambda gpu, p: ciao_smem.SmemTranslate(smem_bytes=min(gpu.shared_mem_bytes, 1 << 16),
+                                                 index=gpu.smem_cache_index),
     overhead_bits=64 * 8, overhead_source=f"{_PAPER}: translation unit, multiplexer and MSHR 4500 gates and "
                                           "64 B per SM",
     overhead_memories=("mshr_smem",),

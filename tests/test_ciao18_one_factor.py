@@ -32,3 +32,13 @@ def test_a_file_without_a_valid_machine_is_one_line_naming_it():
         one_factor.base_machine({"scale": 1.0, "rows": []}, "old.json")
     with pytest.raises(InputError, match=r"old\.json: config.*n_sm"):
         one_factor.base_machine({"config": {"base": "ciao18", "n_sm": -3}}, "old.json")
+
+
+def test_machine_changes_apply_to_the_comparisons_machine():
+    prime_run = json.loads((RESULTS / "ciao18_scale1_prime_l1.json").read_text())
+    gpu = one_factor.base_machine(prime_run, "b.json", ["smem_cache_index=xor", "l1.assoc=8"])
+    assert gpu.smem_cache_index == "xor" and gpu.l1.index == "prime" and gpu.l1.assoc == 8
+    with pytest.raises(InputError, match=r"b\.json: config.*smem_cache_index: must be one of mod, xor"):
+        one_factor.base_machine(prime_run, "b.json", ["smem_cache_index=fold"])
+    with pytest.raises(InputError, match=r"--machine: l1\.assoc: one value, not 2"):
+        one_factor.base_machine(prime_run, "b.json", ["l1.assoc=4,8"])

@@ -150,6 +150,40 @@ def test_a_translation_off_the_timing_models_block_is_refused(recorded):
         get_unit("ciao_smem").model(g, p).cycle_log(bad)
 
 
+def strided_thrash(warps: int = 8, lines: int = 8, reps: int = 20):
+    """:func:`thrash` with every line 256 lines (32 KB) from the next: all in one block of the
+    paper's index (and one L1 set), spread by ``smem_cache_index = "xor"``."""
+    from golden.trace.builder import KernelBuilder
+    from tests.test_timing import LINE
+
+    kb = KernelBuilder("strided", (1,), (32 * warps,))
+    warp = kb.tid // 32
+    for _ in range(reps):
+        for i in range(lines):
+            kb.load(0x100 + 16 * i, (warp * lines + i) * 256 * LINE)
+            kb.compute(2)
+    return kb.build()
+
+
+def test_the_xor_index_replays_and_the_papers_index_refuses_its_log():
+    # CIAO-C on the strided kernel with the shared-memory cache indexed by XOR: the blocks the timing
+    # model used are the unit's under index "xor" (model and RTL replay the log), not under "mod".
+    g = gpu(l1=dict(size=4096, assoc=4), schedulers_per_sm=2, smem_cache_index="xor")
+    p = policy_for(get_unit("ciao_smem"), g, "ciao-c", log_sm=0, log_capacity=1 << 16, **TINY)
+    tx, _ = record_timed(Workload("strided", [strided_thrash()], {}, "tests"), g, p)
+    sm = tx["smem"]
+    req = sm["kind"] == 1
+    blocks = sm["blocks"][sm["kind"] == 0][0]
+    assert req.sum() > 100 and (sm["block"][req] != sm["line"][req] % blocks).mean() > 0.5
+    spec = get_unit("ciao_smem")
+    log = unit_log(spec, spec.model(g, p), tx, "strided")
+    r = replay_amaranth(spec.rtl(g, p), log)
+    assert r.ok and r.rows == len(log), r.mismatch
+    paper = gpu(l1=dict(size=4096, assoc=4), schedulers_per_sm=2)
+    with pytest.raises(ValueError, match="the timing model used"):
+        spec.model(paper, p).cycle_log(sm)
+
+
 @pytest.mark.parametrize("change, message", [
     ("fill-entry", "does not follow one allocation"),
     ("fill-line", "fills line"),

@@ -51,7 +51,7 @@ CONFIGS = [("vta", {}), ("vta", {"warps": 4, "ways": 2, "line_bits": 5}),
            ("interference", {}), ("interference", {"entries": 4, "counter_bits": 3}),
            ("pair_list", {}), ("pair_list", {"entries": 4}),
            ("irs", {}), ("irs", IRS_SMALL), ("irs", IRS_THREADS),
-           ("smem", {}), ("smem", {"mshr_entries": 4})]
+           ("smem", {}), ("smem", {"mshr_entries": 4}), ("smem", {"index": "xor"})]
 
 
 def rtl(name, module=None, **kw):
@@ -85,6 +85,7 @@ def test_random(name, kw):
     ("irs", {"low_epoch": 0}, "low_epoch: must be an integer from 2 to 16777216, not 0"),
     ("irs", {"high_cutoff": Fraction(0)}, "high_cutoff: must be a Fraction in \\(0, 1\\], not"),
     ("smem", {"mshr_entries": 3}, "mshr_entries: must be a power of 2 from 1 to 1024, not 3"),
+    ("smem", {"index": "prime"}, "index: must be 'mod' or 'xor', not 'prime'"),
 ])
 def test_wrong_parameters(name, kw, msg):
     with pytest.raises(ValueError, match=msg):
@@ -190,7 +191,12 @@ MUTANTS = [
     # Translation: the tag in the data's own bank group.
     ("smem", "rtl.ciao.smem", "~g, (tag_off", "g, (tag_off", "random"),
     # Translation: the mask not applied.
-    ("smem", "rtl.ciao.smem", "q.addr[8:16] & mask", "q.addr[8:16]", "random"),
+    ("smem", "rtl.ciao.smem", "block[1:] & mask", "block[1:]", "random"),
+    # Translation, XOR index: the block not XORed (the paper's index where the option asks for the hash).
+    ("smem", "rtl.ciao.smem", "q.addr[7:16] ^ q.addr[15:24]", "q.addr[7:16]", "random_xor"),
+    # Translation, XOR index: G left as it is (only R XORed, with address bits [23:16]).
+    ("smem", "rtl.ciao.smem", "q.addr[7:16] ^ q.addr[15:24]", "Cat(q.addr[7], q.addr[8:16] ^ q.addr[16:24])",
+     "random_xor"),
 ]
 
 
@@ -200,8 +206,9 @@ def test_mutant_fails(name, module, old, new, stimulus):
     directed = {"clash": ({"warps": 2, "ways": 2}, VTA_CLASH), "same_cycle": ({}, VTA_SAME_CYCLE),
                 "kernel": ({"warps": 2, "ways": 2}, VTA_KERNEL), "il_kernel": ({}, IL_KERNEL),
                 "chain": ({}, IL_CHAIN), "pairs": ({}, PAIRS), "boundary": ({}, irs_boundary())}
-    if stimulus == "random":
+    if stimulus.startswith("random"):
         kw = {"irs": IRS_SMALL, "vta": {"warps": 4, "ways": 4, "line_bits": 5}}.get(name, {})
+        kw |= {"index": "xor"} if stimulus == "random_xor" else {}
         log = random_log(name, 800, 5, **kw)
     else:
         kw, rows = directed[stimulus]

@@ -93,3 +93,15 @@ def test_a_line_in_the_l1d_migrates_and_conflicts_evict(one_cycle_slices):
 def test_without_redirect_nothing_changes(one_cycle_slices):
     _, (r,) = run_redirected([chase(4, [0, 1, 0, 1])], gpu(), [False])
     assert r.counters["smem_cache_accesses"] == 0 and r.counters["l1_hits"] == 2
+
+
+@pytest.mark.parametrize("index, evictions", [("mod", 2), ("xor", 0)])
+def test_xor_index_separates_lines_the_row_bits_alias(one_cycle_slices, index, evictions):
+    # Lines 7 and 7 + 512 share a block of the 256-block cache under the paper's index; under
+    # smem_cache_index = "xor" their line bit 9 (address bit 16) flips block bit 1: another
+    # block, so the second 7 hits.
+    g = gpu(smem_cache_index=index)
+    _, (r,) = run_redirected([chase(3, [7, 7 + 512, 7])], g, [True])
+    c = r.counters
+    assert c["smem_cache_evictions"] == evictions
+    assert c["smem_cache_hits"] == (evictions == 0)

@@ -228,6 +228,34 @@ def test_translation_places_tags_apart_from_data_and_one_tag_per_block():
     assert len(slots) == 64
 
 
+def test_translation_xor_index_hashes_the_row_only():
+    # index "xor": G ^= address[15], R ^= address[23:16] under the mask; F, B, the tag word and the
+    # offsets as Fig. 7c.
+    a = address(0xBE_EF, 0b1011_0110, 1, 9, 5)
+    data, tag, word = translate(a, 33, 0xFF, 0, 0, "xor")
+    rm, g = 0b1011_0110 ^ 0xEF, 1 ^ 1
+    assert data == rm << 8 | g << 7 | a & 0x7F
+    assert tag == (rm >> 5) << 8 | (1 - g) << 7 | ((rm >> 1) & 0xF) << 3 | (rm & 1) << 2
+    assert word == translate(a, 33, 0xFF, 0, 0)[2]
+    data, _, _ = translate(a, 0, 0x0F, 200, 100, "xor")
+    assert data >> 8 == 200 + (rm & 0x0F)
+    # Without bits above 14 the two indexes agree.
+    assert translate(a & 0x7FFF, 1, 0x7F, 3, 9, "xor") == translate(a & 0x7FFF, 1, 0x7F, 3, 9)
+
+
+def test_xor_index_spreads_rows_16_kb_apart():
+    # ATAX's warp reads 32 matrix rows 16 KB apart (line stride 128). In a 256-block cache (48 KB
+    # unused: 128 rows per group, mask 127) the paper's index puts them in 2 blocks, the XOR in 32.
+    blocks = {}
+    for index in ("mod", "xor"):
+        seen = set()
+        for k in range(32):
+            data, _, _ = translate(0x1234_0000 + k * 16 * 1024, 0, 127, 0, 0, index)
+            seen.add(data >> 7)
+        blocks[index] = len(seen)
+    assert blocks == {"mod": 2, "xor": 32}
+
+
 def test_smem_unit_mshr_field_and_configuration_timing():
     u = SmemTranslate()
     assert u.mshr_entries * SMEM_ADDR_BITS // 8 == 64 == MSHR_ENTRIES * 2  # ciao18: "64B storage per SM"
@@ -243,3 +271,5 @@ def test_smem_unit_mshr_field_and_configuration_timing():
     assert out(log, 3, "s2_fill__addr") == (16 + 3) << 8 | a & 0xFF
     with pytest.raises(ValueError, match="mshr_entries: must be a power of 2, not 24"):
         SmemTranslate(mshr_entries=24)
+    with pytest.raises(ValueError, match="index: must be one of mod, xor, not 'fold'"):
+        SmemTranslate(index="fold")

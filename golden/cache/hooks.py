@@ -86,7 +86,8 @@ ACCESS_FIELDS = ("c", "sm", "warp", "cta", "kernel", "pc", "op", "sectors", "lin
 #: The per-access context every hook receives (see the module docstring).
 Access = namedtuple("Access", ACCESS_FIELDS)
 
-#: ``on_smem`` events, each for a redirected load (``a``: its access, ``a.set`` = -1) but the fill:
+#: ``on_smem`` events (``a.set`` = -1, ``a.way`` = the block of the SM's shared-memory cache the
+#: line takes), each for a redirected load (``a``: its access) but the fill:
 #: a hit in the shared-memory cache; a hit in the L1D, whose line moves to the shared-memory cache
 #: (a migration); a miss merged into the pending MSHR entry ``entry``; a miss that takes the MSHR
 #: entry ``entry`` (its shared-memory address goes into the entry's field); and the fill of the

@@ -32,6 +32,7 @@ __all__ = [
     "ISSUE_ORDERS",
     "ICNT_RESPONSE_ORDERS",
     "DRAM_SCHEDULERS",
+    "SMEM_CACHE_INDEXES",
     "CACHE_LIMITS",
     "GPU_LIMITS",
     "MAX_TRACKED_LINES",
@@ -70,6 +71,9 @@ ICNT_INPUT_QUEUES = ("per-output", "single")
 #: How a DRAM channel orders its queued requests (GPUConfig.dram_scheduler): in arrival order, or
 #: first-ready first-come-first-served (row hits first, GPGPU-Sim's ``-gpgpu_dram_scheduler 1``).
 DRAM_SCHEDULERS = ("fcfs", "frfcfs")
+#: Which block of ciao18's shared-memory cache a line takes (GPUConfig.smem_cache_index): the
+#: address's own G:R bits [15:7] (Fig. 7c), or those XORed with address bits [23:15].
+SMEM_CACHE_INDEXES = ("mod", "xor")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -410,6 +414,15 @@ class GPUConfig:
         unit's writeback (``mshr_table::next_access``), so the loads merged on one MSHR
         complete on successive cycles, not together (``docs/timing.md``). L1 hits do not
         queue for it.
+    smem_cache_index : str
+        Which block of the shared-memory cache of ciao18's CIAO-P and CIAO-C a line takes
+        (timing model and the translation unit ``rtl.ciao.SmemTranslate``): ``"mod"`` (default),
+        the block the paper's translation unit gives (Fig. 7c: the address's group bit G and
+        row bits R under the row mask, so the line number modulo the cache's blocks), or
+        ``"xor"``, G:R (address bits [15:7]) XORed with address bits [23:15] before the mask
+        (the line number XOR itself shifted right by 8), which spreads lines 16 KB apart (a
+        warp's 32 matrix rows on ATAX) over 32 blocks of a 256-block cache instead of two:
+        not the paper's (``docs/policies/ciao18.md``).
     dram_channels : int
         DRAM channels (0: one per L2 partition); partition ``p`` uses channel
         ``p * dram_channels // l2_partitions``.
@@ -472,6 +485,7 @@ class GPUConfig:
     icnt_response_order: str = "fifo"
     icnt_input_queues: str = "per-output"
     l1_response_rate: int = 0
+    smem_cache_index: str = "mod"
     dram_channels: int = 0
     dram_banks: int = 16
     dram_row_bytes: int = 2048
@@ -492,7 +506,8 @@ class GPUConfig:
 
     def __post_init__(self) -> None:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order",
-                           "icnt_response_order", "icnt_input_queues", "dram_scheduler", "dram_address_map"))
+                           "icnt_response_order", "icnt_input_queues", "dram_scheduler", "dram_address_map",
+                           "smem_cache_index"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -502,7 +517,8 @@ class GPUConfig:
                              f"not {self.max_threads_per_sm}")
         for name, choices in (("scheduler", SCHEDULERS), ("stalled_release", STALLED_RELEASES),
                               ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
-                              ("icnt_input_queues", ICNT_INPUT_QUEUES), ("dram_scheduler", DRAM_SCHEDULERS)):
+                              ("icnt_input_queues", ICNT_INPUT_QUEUES), ("dram_scheduler", DRAM_SCHEDULERS),
+                              ("smem_cache_index", SMEM_CACHE_INDEXES)):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
         if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":

@@ -109,7 +109,7 @@ __all__ = ["step_function", "shared_functions"]
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
- K_RSP_RR, K_IN_FIFO) = range(len(layout.CONFIG))
+ K_RSP_RR, K_IN_FIFO, K_SMEM_XOR) = range(len(layout.CONFIG))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -1120,7 +1120,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     elif S.e[E_E_SMEM, e]:
         # A miss of a redirected warp: the line fills the shared-memory cache, not the L1D.
         _smem_install(h1, h2, h3, K, S, sm, line, S.r[R_R_SLOT, r], a)
-        _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_FILL), e - sm * K[K_L1_MSHRS], t)
+        _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_FILL, e - sm * K[K_L1_MSHRS], t)
     elif way >= 0:
         # A sector miss (or a line a store brought in meanwhile): the sectors join the line.
         S.l1_sec[base + way] |= S.e[E_E_SEC, e]
@@ -1327,7 +1327,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
             if not redirect:
                 _sector_loads(S, sec, S.l1_sec[base + way] if way >= 0 else np.int64(0))
             elif S.e[E_E_SMEM, e]:  # a redirected load waits for the entry's fill of the shared-memory cache
-                _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_MERGE), e - sm * K[K_L1_MSHRS], t)
+                _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_MERGE, e - sm * K[K_L1_MSHRS], t)
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
             w = _waiter(S, slot, row, np.int64(-1))
@@ -1398,7 +1398,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
                          _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1 + K[K_L1_MISS_LAT])
         _enqueue(K, S, sm, r)
         if redirect:
-            _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_ALLOC), e - sm * K[K_L1_MSHRS], t)
+            _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_ALLOC, e - sm * K[K_L1_MSHRS], t)
         return True
     # Stores and atomics: written through to the L2 (atomics are performed there).
     if _queue_full(K, S, sm):
@@ -1428,6 +1428,26 @@ def _sector_loads(S, sec, valid):
     S.c[C_L1_SEC_LOAD_HITS] += _popcount(sec & valid)
 
 
+def _smem_block(K, S, sm, line):
+    """Row of ``S.smem`` that holds ``line`` in ``sm``'s shared-memory cache (direct mapped).
+
+    ``smem_cache_index = "mod"``: the line's low bits, as ciao18's translation unit
+    (Fig. 7c: the group bit G and the row bits R under the row mask). ``"xor"``: those
+    XOR the line's bits 8 and up (``golden.units.ciao_smem.translate``).
+    """
+    if K[K_SMEM_XOR]:
+        line = line ^ (line >> 8)
+    return sm * SMEM_BLOCKS + (line & (S.sm[M_CTL_SMEM_LINES, sm] - 1))
+
+
+def _smem_event(h1, h2, h3, K, S, a, sm, line, event, entry, t):
+    """Tell the policy of an event of ``sm``'s shared-memory cache (``on_smem``) for ``line``:
+    ``a.set`` = -1 and ``a.way`` = the block of the SM's cache the line takes."""
+    block = _smem_block(K, S, sm, line) - sm * SMEM_BLOCKS
+    _on_smem(h1, h2, h3, 0, at_level(a, sm, np.int64(LOAD), line, np.int64(-1), block), np.int64(event),
+             entry, t)
+
+
 def _smem_install(h1, h2, h3, K, S, sm, line, slot, a):
     """Put ``line`` in ``sm``'s shared-memory cache for the warp in ``slot`` (direct mapped).
 
@@ -1436,7 +1456,7 @@ def _smem_install(h1, h2, h3, K, S, sm, line, slot, a):
     the block in (the WID field of the block's tag), so that ciao18's VTA sees
     shared-memory interference (ciao18 Section III-B: one VTA for both).
     """
-    i = sm * SMEM_BLOCKS + (line & (S.sm[M_CTL_SMEM_LINES, sm] - 1))
+    i = _smem_block(K, S, sm, line)
     old = S.smem[X_X_TAG, i]
     if old >= 0 and old != line:
         S.c[C_SMEM_EVICTIONS] += 1
@@ -1453,11 +1473,11 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, w
     latency); False for a miss, which the caller merges into a pending MSHR
     or sends below like an L1 miss, into the shared-memory cache.
     """
-    i = sm * SMEM_BLOCKS + (line & (S.sm[M_CTL_SMEM_LINES, sm] - 1))
+    i = _smem_block(K, S, sm, line)
     if S.smem[X_X_TAG, i] == line:
         S.c[C_SMEM_HITS] += 1
         _on_hit(h1, h2, h3, 0, a)
-        _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_HIT), np.int64(-1), t)
+        _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_HIT, np.int64(-1), t)
     elif way < 0 or map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line) >= 0:
         return False
     else:
@@ -1467,7 +1487,7 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, w
         S.l1_sec[base + way] = 0
         S.c[C_SMEM_MIGRATIONS] += 1
         _smem_install(h1, h2, h3, K, S, sm, line, slot, a)
-        _on_smem(h1, h2, h3, 0, a, np.int64(SMEM_MIGRATE), np.int64(-1), t)
+        _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_MIGRATE, np.int64(-1), t)
     S.c[C_SMEM_ACC] += 1
     S.sc[S_ACCESSES] += 1
     _log(K, S, sm, line, np.int64(LOAD), np.int64(1))
@@ -2308,10 +2328,11 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
-              _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_install, _smem_lookup, _queue_held,
-              _queue_full, _enqueue, _inject_time, _inject, _retire_if_done, _retire, _release_stalled,
-              _finish_issue, _release_barrier, _dispatch, _why, _limit, _eligible, _eligibility, _pick,
-              _two_level, _ldst_start, _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
+              _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event, _smem_install,
+              _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
+              _retire, _release_stalled, _finish_issue, _release_barrier, _dispatch, _why, _limit, _eligible,
+              _eligibility, _pick, _two_level, _ldst_start, _ldst_next, _issue, _handle, _series, _unblock,
+              _blame, _loop)
 
 
 def _globals(hooked: bool) -> dict:

@@ -108,6 +108,7 @@ CONFIG = (
     "issue_rotating", "l2_write_fetch",
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
+    "smem_xor",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

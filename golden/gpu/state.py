@@ -177,6 +177,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "icnt_packet_gap": gpu.icnt_packet_gap, "l1_response_rate": gpu.l1_response_rate,
         "icnt_response_rr": gpu.icnt_response_order == "round-robin",
         "icnt_input_fifo": gpu.icnt_input_queues == "single",
+        "smem_xor": gpu.smem_cache_index == "xor",
         "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size,
         "sector_bytes": l1.sector_size,
         "l2_line_bytes": l2.line_size, "l2_sector_bytes": l2.sector_size, "has_l3": gpu.l3 is not None,

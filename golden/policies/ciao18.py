@@ -269,14 +269,13 @@ def _rec_pl(ps, op, g, wid, src, act, t):
 
 
 @nb.njit(cache=True, nogil=True)
-def _rec_smem(ps, sm, kind, line, wid, alloc, mshr, t):
+def _rec_smem(ps, sm, kind, line, wid, alloc, mshr, block, t):
     r = new_row(ps.tx_smem, ps.n_smem)
     if r >= 0:
-        blocks = ps.smem_lines[sm]
         row = ps.tx_smem[r]
-        row.kind, row.line, row.wid, row.alloc, row.blocks, row.access = kind, line, wid, alloc, blocks, t
-        row.mshr = mshr
-        row.block = line & (blocks - 1) if blocks > 0 else 0
+        row.kind, row.line, row.wid, row.alloc, row.blocks, row.access = (kind, line, wid, alloc,
+                                                                          ps.smem_lines[sm], t)
+        row.mshr, row.block = mshr, block
 
 
 @nb.njit(cache=True, nogil=True)
@@ -325,7 +324,7 @@ def _new_kernel(ps, sm, kernel, t):
         _rec_vta(ps, ciao_vta.TX_KERNEL, 0, 0, 0, 0, 0, t)
         _rec_il(ps, ciao_interference.TX_KERNEL, 0, 0, 0, t)
         _rec_irs(ps, sm, ciao_irs.TX_KERNEL, 0, 0, 0, t)
-        _rec_smem(ps, sm, ciao_smem.TX_CONFIG, 0, 0, 0, -1, t)
+        _rec_smem(ps, sm, ciao_smem.TX_CONFIG, 0, 0, 0, -1, 0, t)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -672,11 +671,11 @@ def sched_on_smem(state, a, event, entry, now):
     if ps.p[P_W] == 0 or not _logs(ps, sm):
         return
     if event == SMEM_FILL:
-        _rec_smem(ps, sm, ciao_smem.TX_FILL, a.line, 0, 0, entry, a.t)
+        _rec_smem(ps, sm, ciao_smem.TX_FILL, a.line, 0, 0, entry, a.way, a.t)
     else:
         s = _slot(ps, sm, a.cta, a.warp)
         _rec_smem(ps, sm, ciao_smem.TX_REQUEST, a.line, max(s, 0), 1 if event == SMEM_ALLOC else 0,
-                  entry, a.t)
+                  entry, a.way, a.t)
 
 
 @nb.njit(cache=True, nogil=True)

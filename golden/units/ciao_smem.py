@@ -16,6 +16,10 @@ Translation (``Rm = R & mask``; rows wrap modulo 256)::
     tag address  = (tag_off + (Rm >> 5)) << 8 | (1 - G) << 7 | Rm[4:1] << 3 | Rm[0] << 2
     tag word     = WID << 25 | address[31:7]
 
+With ``index = "xor"`` (our option, not the paper's: ``GPUConfig.smem_cache_index``)
+G:R is first XORed with address bits [23:15] (``G ^= address[15]``,
+``R ^= address[23:16]``); the tag word keeps the address as it is.
+
 The 8-bit row mask (``2^k - 1`` for ``2^k`` rows; other values are
 allowed and simply AND) and the data and tag offset registers are
 written through the configuration port when CTAs are launched (from the
@@ -71,6 +75,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from golden.configs.schema import SMEM_CACHE_INDEXES
 from golden.units.base import UnitModel, transaction_log
 from golden.units.ciao_common import WID_BITS, check_input, check_int
 
@@ -130,11 +135,19 @@ def cache_layout(blocks: int, smem_bytes: int) -> tuple[int, int, int]:
     return rows - 1, (tag_off - rows) & 0xFF, tag_off & 0xFF
 
 
-def translate(addr: int, wid: int, mask: int, data_off: int, tag_off: int) -> tuple[int, int, int]:
-    """``(data address, tag address, tag word)`` of a global address (formulas in the module docstring)."""
+def translate(addr: int, wid: int, mask: int, data_off: int, tag_off: int,
+              index: str = "mod") -> tuple[int, int, int]:
+    """``(data address, tag address, tag word)`` of a global address (formulas in the module docstring).
+
+    ``index``: ``"mod"`` (Fig. 7c) or ``"xor"`` (G:R XOR address bits [23:15]).
+    Integers or numpy arrays of them.
+    """
     fb = addr & ((1 << BLOCK_BITS) - 1)
-    g = (addr >> BLOCK_BITS) & 1
-    rm = (addr >> (BLOCK_BITS + G_BITS)) & 0xFF & mask
+    block = addr >> BLOCK_BITS
+    if index == "xor":
+        block = block ^ (block >> (G_BITS + R_BITS - 1))
+    g = block & 1
+    rm = (block >> G_BITS) & 0xFF & mask
     data = ((data_off + rm) & 0xFF) << 8 | g << 7 | fb
     tag = ((tag_off + (rm >> 5)) & 0xFF) << 8 | (1 - g) << 7 | ((rm >> 1) & 0xF) << 3 | (rm & 1) << 2
     return data, tag, wid << (GLOBAL_ADDR_BITS - BLOCK_BITS) | addr >> BLOCK_BITS
@@ -149,6 +162,9 @@ class SmemTranslate(UnitModel):
         MSHR entries of the L1D (32), a power of 2.
     smem_bytes : int
         Shared memory of the SM (48 KB, up to 64 KB), where :meth:`cycle_log` places the cache.
+    index : str
+        ``"mod"``: the block the paper's Fig. 7c gives (default); ``"xor"``: G:R XORed with
+        address bits [23:15] first (``GPUConfig.smem_cache_index``).
 
     Raises
     ------
@@ -156,8 +172,12 @@ class SmemTranslate(UnitModel):
         For an unusable parameter.
     """
 
-    def __init__(self, *, mshr_entries: int = MSHR_ENTRIES, smem_bytes: int = 48 * 1024) -> None:
+    def __init__(self, *, mshr_entries: int = MSHR_ENTRIES, smem_bytes: int = 48 * 1024,
+                 index: str = "mod") -> None:
         check_int("mshr_entries", mshr_entries, 1, 1024)
+        if index not in SMEM_CACHE_INDEXES:
+            raise ValueError(f"index: must be one of {', '.join(SMEM_CACHE_INDEXES)}, not {index!r}")
+        self.index = index
         if mshr_entries & (mshr_entries - 1):
             raise ValueError(f"mshr_entries: must be a power of 2, not {mshr_entries}")
         self.mshr_entries = mshr_entries
@@ -190,7 +210,7 @@ class SmemTranslate(UnitModel):
         if s1_req__valid:
             check_input("s1_req__addr", s1_req__addr, 1 << GLOBAL_ADDR_BITS)
             wid = check_input("s1_req__wid", s1_req__wid, 1 << WID_BITS)
-            self.req = translate(s1_req__addr, wid, *self.cfg)
+            self.req = translate(s1_req__addr, wid, *self.cfg, self.index)
             if s1_req__alloc:
                 self.mshr[check_input("s1_req__mshr", s1_req__mshr, self.mshr_entries)] = self.req[0]
         if s1_fill__valid:
@@ -230,7 +250,8 @@ class SmemTranslate(UnitModel):
             j = k[wide[0]]
             raise ValueError(f"transaction {int(j)}: line {int(tx['line'][j])} needs more than the unit's "
                              f"{GLOBAL_ADDR_BITS} address bits")
-        data, tag_addr, tag = translate(addr, tx["wid"][k].astype(np.int64), mask, data_off, tag_off)
+        data, tag_addr, tag = translate(addr, tx["wid"][k].astype(np.int64), mask, data_off, tag_off,
+                                        self.index)
         block = (((data >> 8) - data_off) & 0xFF) << 1 | (data >> BLOCK_BITS) & 1
         bad = np.flatnonzero(block != tx["block"][k])
         if bad.size:

@@ -28,7 +28,9 @@ class SmemTranslate(wiring.Component):
     ``Rm = R & mask``, the data address ``{data_off + Rm, G, B, F}``, the
     tag address ``{tag_off + Rm[7:5], ~G, Rm[4:1], Rm[0], 00}`` (tag and
     data in opposite bank groups) and the tag word ``{wid, addr[31:7]}``:
-    two 8-bit adders, an AND and wires. Registered: latency 1. With
+    two 8-bit adders, an AND and wires. With ``index="xor"`` (not the
+    paper's: ``GPUConfig.smem_cache_index``) G:R is first XORed with
+    ``addr[23:15]``: 9 XOR gates more. Registered: latency 1. With
     ``alloc`` the data address is written into MSHR entry ``mshr`` at the
     edge; a fill reads its entry at the edge (after that write) and shows
     it in the next cycle.
@@ -37,6 +39,8 @@ class SmemTranslate(wiring.Component):
     ----------
     mshr_entries : int
         L1D MSHR entries (32), a power of 2.
+    index : str
+        ``"mod"`` (Fig. 7c, default) or ``"xor"``.
 
     Members
     -------
@@ -57,8 +61,11 @@ class SmemTranslate(wiring.Component):
         For an unusable parameter.
     """
 
-    def __init__(self, *, mshr_entries: int = 32) -> None:
+    def __init__(self, *, mshr_entries: int = 32, index: str = "mod") -> None:
         self._mshr_entries = require("mshr_entries", mshr_entries, 1, 1024, pow2=True)
+        if index not in ("mod", "xor"):
+            raise ValueError(f"index: must be 'mod' or 'xor', not {index!r}")
+        self._index = index
         mb = max(1, exact_log2(mshr_entries))
         super().__init__({
             "cfg": In(wiring.Signature({"valid": Out(1), "mask": Out(8), "data_off": Out(8),
@@ -78,7 +85,8 @@ class SmemTranslate(wiring.Component):
             m.d.sync += [mask.eq(self.cfg.mask), data_off.eq(self.cfg.data_off), tag_off.eq(self.cfg.tag_off)]
 
         q = self.s1_req
-        fb, g, rm = q.addr[:7], q.addr[7], q.addr[8:16] & mask
+        block = q.addr[7:16] ^ q.addr[15:24] if self._index == "xor" else q.addr[7:16]
+        fb, g, rm = q.addr[:7], block[0], block[1:] & mask
         data_addr = Cat(fb, g, (data_off + rm)[:8])
         tag_addr = Cat(0, 0, rm[0], rm[1:5], ~g, (tag_off + rm[5:8])[:8])
         r = self.s2_req
