@@ -67,6 +67,26 @@ def test_fig11_varies_one_parameter_and_reuses_the_default_run():
     assert again["high_cutoff"]["ipc"] == out["high_cutoff"]["ipc"]
 
 
+def test_a_config_s_policy_params_reach_the_comparison_s_policies():
+    """``[policy_params.ciao-c]`` in the machine's config sets CIAO-C's parameters in a comparison's
+    run, as ``gpucache run`` takes them; a run's own parameters (Fig. 11, ``--set``) go over them."""
+    g = gpu(l1=dict(size=4096, assoc=4))
+    wl = Workload(name="t/thrash", kernels=[thrash()])
+    default = run_point(wl, g, "ciao-c")
+    assert default["policy_stats"]["redirects"] == 0
+    low = {"high_cutoff": FIG11["high_cutoff"][0], "low_cutoff": FIG11["high_cutoff"][0] / 2}
+    configured = g.replace(policy_params={**g.policy_params, "ciao-c": low})
+    r = run_point(wl, configured, "ciao-c")
+    assert r["policy_stats"]["redirects"] > 0  # the lower cut-off redirects warps (Fig. 11's test above)
+    assert r == run_point(wl, g, "ciao-c", params=low)
+    # the run's own parameters win over the config's
+    back = {"high_cutoff": FIG11_DEFAULT["high_cutoff"], "low_cutoff": FIG11_DEFAULT["high_cutoff"] / 2}
+    assert run_point(wl, configured, "ciao-c", params=back)["policy_stats"] == default["policy_stats"]
+    # another scheduler's parameters are not CIAO-C's
+    other = g.replace(policy_params={**g.policy_params, "ciao-t": low})
+    assert run_point(wl, other, "ciao-c") == default
+
+
 def test_a_limit_of_every_warp_is_gto():
     # comparison_runs takes GTO's run as the profile's point at max_warps_per_sm: the same run.
     g = gpu(l1=dict(size=4096, assoc=4), max_warps_per_sm=8)

@@ -91,7 +91,9 @@ def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
               series_period: int = 1000, params: dict | None = None) -> dict:
     """One timed run of ``wl`` with ``scheduler`` (``gto``, ``ccws``, ``ciao-t/p/c``, ``statpcal``).
 
-    ``warp_limit`` applies to GTO (Best-SWL); ``params`` go to the policy.
+    ``warp_limit`` applies to GTO (Best-SWL). The policy takes the machine's
+    ``policy_params[scheduler]`` (a config file's ``[policy_params.ciao-c]``), with ``params``
+    over them (a Fig. 11 point's epoch, a one-factor run's ``--set``).
 
     Returns
     -------
@@ -101,7 +103,9 @@ def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
         model's rows; ``peak_warps_per_sm``: the most warps one SM held at once).
     """
     machine = dataclasses.replace(gpu, scheduler="gto", warp_limit=warp_limit)
-    pol = None if scheduler in ("gto", "best-swl") else get_policy(scheduler, **(params or {}))
+    pol = None
+    if scheduler not in ("gto", "best-swl"):
+        pol = get_policy(scheduler, **{**gpu.policy_params.get(scheduler, {}), **(params or {})})
     if hasattr(pol, "attach_gpu"):
         pol.attach_gpu(machine)
     r = simulate_timed(wl, machine, pol, series_period=series_period)
