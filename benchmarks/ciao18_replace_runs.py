@@ -22,34 +22,17 @@ import copy
 import json
 import sys
 
+from golden.errors import InputError
 from golden.experiments.ciao18 import PAPER_FIG8, SCHEDULERS, class_means, over_gto
-from golden.files import atomic_write
+from golden.files import atomic_write, json_field, read_json_object
 
 #: What a one-factor run carries beyond the comparison's own run records.
 EXTRA = ("workload", "series", "cpu_seconds")
 
 
-class BadInput(Exception):
-    """A file that cannot be merged: the message names the file and the field."""
-
-
-def _load(path: str) -> dict:
-    try:
-        with open(path) as fh:
-            data = json.load(fh)
-    except OSError as e:
-        raise BadInput(f"{path}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise BadInput(f"{path}: line {e.lineno}: not JSON ({e.msg})") from None
-    if not isinstance(data, dict):
-        raise BadInput(f"{path}: not a JSON object")
-    return data
-
-
-def _field(data: dict, name: str, kind: type, path: str):
-    if not isinstance(data.get(name), kind):
-        raise BadInput(f"{path}: field {name!r} missing or not a {kind.__name__}")
-    return data[name]
+#: A file that cannot be merged: the message names the file and the field (the reader's own errors,
+#: :func:`~golden.files.read_json_object` and :func:`~golden.files.json_field`, are the same kind).
+BadInput = InputError
 
 
 def replace_runs(compare: dict, compare_path: str, files: list[tuple[str, dict]]) -> tuple[dict, list]:
@@ -64,20 +47,20 @@ def replace_runs(compare: dict, compare_path: str, files: list[tuple[str, dict]]
         A file of another scale or other parameters, a run of a benchmark or scheduler the
         comparison does not have, or one run given twice with different results.
     """
-    scale = _field(compare, "scale", (int, float), compare_path)
-    rows = {r["workload"]: r for r in _field(compare, "rows", list, compare_path)}
+    scale = json_field(compare, "scale", (int, float), compare_path)
+    rows = {r["workload"]: r for r in json_field(compare, "rows", list, compare_path)}
     params = None
     new: dict = {}
     cpu = 0.0
     for path, data in files:
-        if _field(data, "scale", (int, float), path) != scale:
+        if json_field(data, "scale", (int, float), path) != scale:
             raise BadInput(f"{path}: field 'scale' is {data['scale']}, {compare_path}'s is {scale}")
-        p = _field(data, "params", dict, path)
+        p = json_field(data, "params", dict, path)
         if params is None:
             params = p
         elif p != params:
             raise BadInput(f"{path}: field 'params' is {p}, the first file's is {params}")
-        for i, run in enumerate(_field(data, "runs", list, path)):
+        for i, run in enumerate(json_field(data, "runs", list, path)):
             if not isinstance(run, dict):
                 raise BadInput(f"{path}: runs[{i}] is not an object")
             name, sched = run.get("workload"), run.get("scheduler")
@@ -116,9 +99,10 @@ def main() -> int:
     ap.add_argument("--out", required=True, help="where the new comparison JSON goes")
     args = ap.parse_args()
     try:
-        compare = _load(args.compare_json)
-        out, moved = replace_runs(compare, args.compare_json, [(p, _load(p)) for p in args.runs_json])
-    except BadInput as e:
+        compare = read_json_object(args.compare_json)
+        runs = [(p, read_json_object(p)) for p in args.runs_json]
+        out, moved = replace_runs(compare, args.compare_json, runs)
+    except InputError as e:
         print(e, file=sys.stderr)
         return 2
     rep = out["replaced"]

@@ -20,34 +20,35 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from statistics import fmean
 
 from cli.output import write_json
+from golden.errors import InputError
 from golden.experiments.ciao18 import CLASSES, PAPER_FIG8, SCHEDULERS, class_means
+from golden.files import json_field, read_json_object
 
 POLICIES = tuple(s for s in SCHEDULERS if s != "gto")
 
 
 def load(paths: list[str]) -> list[dict]:
-    """The comparisons, checked to share a scale and a set of benchmarks; ``ValueError`` names the file."""
+    """The comparisons, checked to share a scale and a set of benchmarks; ``InputError`` names the file."""
     runs = []
     for p in paths:
-        try:
-            d = json.load(open(p))
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{p}: not a readable JSON file ({e})") from None
-        if not isinstance(d, dict) or not isinstance(d.get("rows"), list) or "scale" not in d:
-            raise ValueError(f"{p}: not a 'gpucache compare --suite ciao18 --json' file (no rows or scale)")
+        d = read_json_object(p)
+        json_field(d, "scale", (int, float), p)
+        for i, r in enumerate(json_field(d, "rows", list, p)):
+            if not (isinstance(r, dict) and isinstance(r.get("workload"), str)
+                    and isinstance(r.get("norm"), dict) and r.get("class") in CLASSES):
+                raise InputError(f"{p}: rows[{i}] is not a benchmark's row (workload, class, norm)")
         runs.append(d)
     first = runs[0]
     names = sorted(r["workload"] for r in first["rows"])
     for p, d in zip(paths[1:], runs[1:], strict=True):
         if d["scale"] != first["scale"]:
-            raise ValueError(f"{p}: scale {d['scale']}, not {paths[0]}'s {first['scale']}")
+            raise InputError(f"{p}: scale {d['scale']}, not {paths[0]}'s {first['scale']}")
         if sorted(r["workload"] for r in d["rows"]) != names:
-            raise ValueError(f"{p}: other benchmarks than {paths[0]}'s")
+            raise InputError(f"{p}: other benchmarks than {paths[0]}'s")
     return runs
 
 
@@ -100,17 +101,17 @@ def report(runs: list[dict], labels: list[str], rows: list[dict], geo: dict, min
             ratios = " ".join(f"{v:>{w}.3f}" for v in r["ratios"])
             out.append(f"{r['workload'].split('/')[-1]:<16} {r['scheduler']:<9} {ratios}"
                        f" {r['mean']:9.3f} {r['spread']:8.1%}")
-    n = class_means(runs[0]["rows"])
     for cls in (*CLASSES, "all"):
         g = geo[cls]
-        out += ["", f"geometric mean, {cls} ({n[cls]['n']} benchmarks):",
+        n = sum(1 for r in runs[0]["rows"] if cls == "all" or r["class"] == cls)
+        out += ["", f"geometric mean, {cls} ({n} benchmarks):",
                 f"{'':<{w}} " + " ".join(f"{s:>9}" for s in POLICIES)]
-        for i, lab in enumerate(labels):
-            out.append(f"{lab:<{w}} " + _cells([g[s]["values"][i] if s in g else None for s in POLICIES]))
-        out.append(f"{'low':<{w}} " + _cells([g[s]["low"] if s in g else None for s in POLICIES]))
-        out.append(f"{'high':<{w}} " + _cells([g[s]["high"] if s in g else None for s in POLICIES]))
-        out.append(f"{'spread':<{w}} " + _cells([g[s]["spread"] if s in g else None for s in POLICIES],
-                                                 "{:>9.1%}"))
+        table = [(lab, [g[s]["values"][i] if s in g else None for s in POLICIES], "{:>9.3f}")
+                 for i, lab in enumerate(labels)]
+        table += [(key, [g[s][key] if s in g else None for s in POLICIES], fmt)
+                  for key, fmt in (("low", "{:>9.3f}"), ("high", "{:>9.3f}"), ("spread", "{:>9.1%}"))]
+        for name, values, fmt in table:
+            out.append(f"{name:<{w}} " + _cells(values, fmt))
         if cls == "all":
             out.append(f"{'Fig. 8':<{w}} " + _cells([PAPER_FIG8[s] for s in POLICIES], "{:>9.2f}"))
     return out
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         runs = load(args.files)
-    except ValueError as e:
+    except InputError as e:
         print(e, file=sys.stderr)
         return 2
     rows = benchmark_spreads(runs)

@@ -11,7 +11,8 @@ from amaranth.lib import wiring
 from golden.configs.schema import GPUConfig
 from golden.errors import InputError
 from golden.plugins import registry_loader
-from golden.policies.base import Policy, get_policy
+from golden.policies.base import Policy
+from golden.policies.base import policy_for as base_policy_for
 from golden.units.base import UnitModel
 
 __all__ = ["UnitSpec", "register_unit", "get_unit", "unit_names", "policy_for", "require_policy"]
@@ -142,9 +143,7 @@ def policy_for(spec: UnitSpec, gpu: GPUConfig, name: str | None = None, **extra)
     """
     require_policy(spec)
     name = spec.policy if name is None else name
-    params = dict(gpu.policy_params.get(name, {}))
-    params.update(extra)
-    policy = get_policy(name, **params)
+    policy = base_policy_for(name, gpu, **extra)
     if name != spec.policy and spec.name not in policy.units():
         raise InputError(f"--policy {name} does not record unit {spec.name} (its units: "
                          f"{', '.join(policy.units()) or 'none'})")

@@ -1,4 +1,4 @@
-"""Output files: checked before any work starts, written atomically.
+"""Output files: checked before any work starts, written atomically; JSON inputs read with one-line errors.
 
 Every file gpucache writes goes through :func:`atomic_write`: the content is
 written to a temporary file in the same directory and renamed over the
@@ -26,11 +26,16 @@ parent (or ancestor) that is a file, an unwritable directory, and
 special files (FIFOs, character and block devices, sockets), which cannot be
 replaced by a rename and are not written through. An output that is the same
 file as one of the command's inputs is refused as well.
+
+A result file read back (a comparison's JSON, a one-factor run's) goes through
+:func:`read_json_object` and :func:`json_field`, which name the file, the line or
+the field in a one-line :class:`~golden.errors.InputError`.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -39,7 +44,7 @@ from pathlib import Path
 
 from golden.errors import InputError
 
-__all__ = ["atomic_write", "check_output_file", "check_output_dir"]
+__all__ = ["atomic_write", "check_output_file", "check_output_dir", "read_json_object", "json_field"]
 
 
 def atomic_write(path: str | os.PathLike, write: Callable[[str], object]) -> None:
@@ -193,3 +198,33 @@ def check_output_dir(path: str | os.PathLike, option: str = "output") -> Path:
         raise InputError(f"{option} {shown}: is {_kind(mode)}, not a directory")
     _writable_dir(_nearest_existing(p, option, shown), option, shown)
     return Path(shown)
+
+
+def read_json_object(path: str | os.PathLike) -> dict:
+    """The JSON object in file ``path``.
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read, is not JSON (with the line), or holds no JSON object.
+    """
+    try:
+        with open(path) as fh:
+            data = json.load(fh)
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: line {e.lineno}: not JSON ({e.msg})") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not JSON text ({e.reason})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: not a JSON object")
+    return data
+
+
+def json_field(data: dict, name: str, kind: type | tuple[type, ...], path: str | os.PathLike):
+    """``data[name]``, checked to be of ``kind``; ``InputError`` names ``path`` and the field otherwise."""
+    if not isinstance(data.get(name), kind):
+        kinds = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise InputError(f"{path}: field {name!r} missing or not a {kinds}")
+    return data[name]

@@ -60,7 +60,10 @@ def test_comparisons_that_do_not_match_are_refused_naming_the_file(tmp_path, cap
     b = _write(tmp_path, "b.json", _comparison(1.0, {"atax": ("LWS", 2.0)}))
     c = _write(tmp_path, "c.json", _comparison(0.25, {"bicg": ("LWS", 2.0)}))
     d = _write(tmp_path, "d.json", {"runs": []})
-    for other, message in ((b, "b.json: scale 1.0"), (c, "c.json: other benchmarks"), (d, "d.json: not a")):
+    e = _write(tmp_path, "e.json", {"scale": 0.25, "rows": [{"workload": "ciao18/atax", "class": "LWS"}]})
+    for other, message in ((b, "b.json: scale 1.0"), (c, "c.json: other benchmarks"),
+                           (d, "d.json: field 'scale' missing"),
+                           (e, "e.json: rows[0] is not a benchmark's row")):
         assert spread.main([a, other]) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and "\n" not in err

@@ -22,7 +22,7 @@ from cli.main import main
 from golden.configs import dump_toml, load_config, preset
 from golden.configs.loader import config_from_dict
 from golden.errors import InputError
-from golden.files import atomic_write, check_output_dir, check_output_file
+from golden.files import atomic_write, check_output_dir, check_output_file, json_field, read_json_object
 from golden.trace.accelsim import read_kernel_trace
 from golden.trace.io import MAX_ADDRESS, load_workload, save_workload
 from golden.workloads import registry
@@ -560,3 +560,23 @@ def test_importing_the_cli_loads_no_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_result_file_read_back_is_one_line_naming_file_line_or_field(tmp_path):
+    p = tmp_path / "r.json"
+    for text, message in (('{"scale": 1,\n "rows": [1,', r"r\.json: line 2: not JSON"),
+                          ("[1, 2]", r"r\.json: not a JSON object"),
+                          (b"\xff\xfe{", r"r\.json: not JSON text")):
+        p.write_bytes(text if isinstance(text, bytes) else text.encode())
+        with pytest.raises(InputError, match=message):
+            read_json_object(p)
+    with pytest.raises(InputError, match=r"missing\.json: No such file"):
+        read_json_object(tmp_path / "missing.json")
+    p.write_text('{"scale": "1", "rows": []}')
+    d = read_json_object(p)
+    assert json_field(d, "rows", list, p) == []
+    with pytest.raises(InputError, match=r"r\.json: field 'scale' missing or not a int or float$"):
+        json_field(d, "scale", (int, float), p)
+    with pytest.raises(InputError, match=r"field 'seed' missing or not a int$"):
+        json_field(d, "seed", int, p)
+

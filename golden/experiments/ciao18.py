@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from golden.configs.schema import GPUConfig
 from golden.gpu.model import DeadlockError
 from golden.gpu.run import simulate_timed
-from golden.policies import get_policy
+from golden.policies.base import policy_for
 from golden.workloads import registry
 from golden.workloads.registry import Workload
 
@@ -103,9 +103,7 @@ def run_point(wl: Workload, gpu: GPUConfig, scheduler: str, warp_limit: int = 0,
         model's rows; ``peak_warps_per_sm``: the most warps one SM held at once).
     """
     machine = dataclasses.replace(gpu, scheduler="gto", warp_limit=warp_limit)
-    pol = None
-    if scheduler not in ("gto", "best-swl"):
-        pol = get_policy(scheduler, **{**gpu.policy_params.get(scheduler, {}), **(params or {})})
+    pol = None if scheduler in ("gto", "best-swl") else policy_for(scheduler, gpu, **(params or {}))
     if hasattr(pol, "attach_gpu"):
         pol.attach_gpu(machine)
     r = simulate_timed(wl, machine, pol, series_period=series_period)

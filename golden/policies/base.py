@@ -170,7 +170,7 @@ def get_policy(name: str, **params) -> Policy:
     return _REGISTRY[name](**params)
 
 
-def policy_for(name: str | None, gpu: GPUConfig) -> Policy | None:
+def policy_for(name: str | None, gpu: GPUConfig, **overrides) -> Policy | None:
     """The policy ``name`` built with the config's ``policy_params[name]`` (None for no policy).
 
     Parameters
@@ -179,6 +179,8 @@ def policy_for(name: str | None, gpu: GPUConfig) -> Policy | None:
         Registry name, or None for no policy.
     gpu : GPUConfig
         The machine whose ``policy_params`` give the policy's parameters.
+    **overrides
+        Parameters over the config's (a one-factor run's, a Fig. 11 point's).
 
     Raises
     ------
@@ -187,7 +189,7 @@ def policy_for(name: str | None, gpu: GPUConfig) -> Policy | None:
     """
     if name is None:
         return None
-    params = gpu.policy_params.get(name, {})
+    params = {**gpu.policy_params.get(name, {}), **overrides}
     try:
         return get_policy(name, **params)
     except TypeError as e:
