@@ -1,7 +1,11 @@
 """Speed of the cycle-level timing model on whole workloads: warp instructions and cycles per second.
 
 The model is compiled first on a one-warp kernel, so the figures are the
-simulation's own. Accel-Sim's speed on the same workloads is printed by
+simulation's own. Each line also gives the events the loop handled
+(``timing.loop.events``), per warp instruction and per second: the loop's
+time goes with its events (``docs/timing.md``, "The loop's work counted"),
+so the warp instructions per second follow how many events a workload's
+warp instruction makes. Accel-Sim's speed on the same workloads is printed by
 ``benchmarks/compare_accelsim.py`` (it needs an Accel-Sim build).
 
 Run: ``python benchmarks/bench_timing.py --config tian15 tian15/matrixmul tian15/spmv``.
@@ -39,18 +43,22 @@ def main() -> int:
     args = ap.parse_args()
     gpu = preset(args.config)
     print(f"compile: {warm_up(gpu):.1f} s")
-    total_inst = total_s = 0.0
+    total_inst = total_s = total_events = 0.0
     for name in args.workloads:
         wl = registry.build(name, args.scale)
         t0 = time.perf_counter()
         r = simulate_timed(wl, gpu)
         s = time.perf_counter() - t0
         inst, cycles = r["totals"]["instructions"], r["timing"]["cycles"]
+        events = sum(r["timing"]["loop"]["events"].values())
         total_inst += inst
         total_s += s
+        total_events += events
         print(f"{name:<22} {s:7.1f} s  {inst:>12,} warp inst  {cycles:>11,} cycles  "
-              f"{inst / s:>12,.0f} warp inst/s  {cycles / s:>10,.0f} cycles/s  IPC {r['timing']['ipc']:.2f}")
-    print(f"{'all':<22} {total_s:7.1f} s  {total_inst / total_s:,.0f} warp inst/s")
+              f"{inst / s:>12,.0f} warp inst/s  {cycles / s:>10,.0f} cycles/s  IPC {r['timing']['ipc']:.2f}  "
+              f"{events:>12,} events ({events / max(inst, 1):.1f} per warp inst, {events / s:,.0f}/s)")
+    print(f"{'all':<22} {total_s:7.1f} s  {total_inst / total_s:,.0f} warp inst/s  "
+          f"{total_events / total_s:,.0f} events/s")
     return 0
 
 

@@ -58,6 +58,8 @@ def timed(g, kernels, self_check: bool, dependences: str = "next-memory", policy
 
 #: Counters of the shortcuts themselves, which differ by design between the two runs.
 SHORTCUT_COUNTERS = ("self_check_fails", "quiet_sm_cycles", "quiet_held_sm_cycles")
+#: The loop's own work: a checked run steps the SM-cycles a plain run skips as quiet.
+LOOP_COUNTERS = ("loop_gpu_cycles", "loop_sm_cycles", "loop_sm_cycles_idle")
 
 
 def assert_same(plain, checked) -> dict:
@@ -65,8 +67,15 @@ def assert_same(plain, checked) -> dict:
     used = dict.fromkeys(SHORTCUT_COUNTERS, 0)
     for a, b in zip(plain, checked, strict=True):
         assert [b.counters.pop(n) for n in SHORTCUT_COUNTERS] == [0, 0, 0]
+        quiet = a.counters["quiet_sm_cycles"]
         for n in SHORTCUT_COUNTERS:
             used[n] += a.counters.pop(n)
+        plain_loop, checked_loop = ([c.counters.pop(n) for n in LOOP_COUNTERS] for c in (a, b))
+        # The same GPU cycles stepped; the SM-cycles the plain run left quiet are stepped instead,
+        # but for those in GPU cycles the loop jumps (settled in bulk, as a plain run's idle SMs).
+        assert checked_loop[0] == plain_loop[0]
+        assert plain_loop[1] <= checked_loop[1] <= plain_loop[1] + quiet
+        assert 0 <= plain_loop[2] <= plain_loop[1]
         assert (a.start, a.end) == (b.start, b.end)
         assert a.counters == b.counters  # exact, the policy-blocked warp-cycles included
         assert np.array_equal(a.series, b.series)

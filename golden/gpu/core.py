@@ -119,7 +119,9 @@ __all__ = ["step_function", "shared_functions"]
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
  C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES, C_QUIET_CYCLES,
  C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU,
- C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED) = range(len(layout.COUNTERS))
+ C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED, C_LOOP_CYCLES, C_LOOP_SM_CYCLES, C_LOOP_SM_IDLE,
+ C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
+ C_EV_PORT_ARRIVE, C_EV_PORT_FREE) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS) = range(len(layout.SCALARS))
@@ -166,6 +168,9 @@ EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE = 1, 
 EV_PORT_ARRIVE, EV_PORT_FREE = 7, 8
 _EV_SHIFT = 48
 _EV_MASK = (1 << _EV_SHIFT) - 1
+# _handle counts an event of kind k in C_EV_HIT - EV_HIT + k: the codes run in the counters' order.
+assert (EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE, EV_PORT_ARRIVE,
+        EV_PORT_FREE) == tuple(range(EV_HIT, EV_HIT + C_EV_PORT_FREE - C_EV_HIT + 1))
 # The ``registers`` dependence rule (layout.DEPENDENCES), and a warp's stop when nothing it will
 # issue waits for a load.
 DEP_REGISTERS = 3
@@ -1980,6 +1985,7 @@ def _issue(K, S, P, sm, w, t):
 def _handle(buf, K, S, h1, h2, h3, t, v):
     kind = v >> _EV_SHIFT
     x = v & _EV_MASK
+    S.c[C_EV_HIT - EV_HIT + kind] += 1  # the events_* counters follow the EV_* codes
     if kind == EV_HIT:
         n_slots = K[K_N_SM] * K[K_SLOTS]
         _load_done(K, S, x % n_slots, x // n_slots, t)
@@ -2008,6 +2014,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
     n_sched = K[K_N_SCHED]
     while t < stop:
         S.sc[S_CYCLE] = t
+        S.c[C_LOOP_CYCLES] += 1
         busy = False
         event_advance(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta, t)
         while event_due(S.ev_bucket, S.ev_meta):
@@ -2047,12 +2054,15 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 S.c[C_ISSUE_CYCLES] += n_sched
                 S.c[C_STALL_NONE] += n_sched
                 continue
+            worked = False  # for loop_sm_cycles_idle
             if S.sm[M_MQ_N, sm] > 0 and _inject(K, S, t, sm):
                 busy = True
+                worked = True
             # GPGPU-Sim's order: the lookups at the head of the l1_latency queue, then the LD/ST
             # unit's new requests into it.
             if S.sm[M_LQ_N, sm] > 0 and _lookups(buf, K, S, h1, h2, h3, t, sm, P):
                 busy = True
+                worked = True
             if S.sm[M_LD_SLOT, sm] >= 0:
                 row = S.sm[M_LD_ROW, sm]
                 end = P.req_ptr[row + 1]
@@ -2066,6 +2076,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.sm[M_LD_FAIL, sm] = 0
                     S.sm[M_LD_ASKED, sm] = -1
                     busy = True
+                    worked = True
                 if S.sm[M_LD_NEXT, sm] >= end:
                     g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
                     S.sm[M_LD_SLOT, sm] = -1
@@ -2083,6 +2094,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 S.sm[M_WAKE, sm] = WAKE_ALL
                 _count_blocked(K, S, sm)
             _sm_cycles(S, sm, np.int64(1))
+            S.c[C_LOOP_SM_CYCLES] += 1
             S.c[C_SLOT_CYCLES] += K[K_SLOTS]
             # A scheduler that found no warp to issue sleeps until something that can make a warp
             # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
@@ -2111,6 +2123,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.sched_last[k] = w
                     _issue(K, S, P, sm, w, t)
                     issued_any = True
+                    worked = True
                 else:
                     S.sched_sleep[k] = -w
                     S.c[C_STALL_NONE - 1 - w] += 1
@@ -2119,6 +2132,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             S.sm[M_WAKE, sm] &= (np.int64(1) << n_sched) - 1
             # The warps able to issue at the end of the cycle's issue count for the cycle.
             _window_cycles(S, sm, t, np.int64(1))
+            if not worked:
+                S.c[C_LOOP_SM_IDLE] += 1
             _quiet(K, S, sm, t)
         if issued_any:
             busy = True

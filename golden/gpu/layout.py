@@ -133,6 +133,12 @@ COUNTERS = (
     # L2 misses refused because the DRAM channel's request queue was full (``frfcfs``), and the
     # DRAM requests that waited behind a younger row hit.
     "l2_reservation_fails_dram", "dram_reordered",
+    # The loop's own work (docs/timing.md, "The loop's work counted"): GPU cycles it stepped (the
+    # rest it jumped), SM-cycles it stepped and those of them that neither injected, looked up,
+    # sent an access nor issued, and the events it handled by kind (the order of core.EV_*).
+    "loop_gpu_cycles", "loop_sm_cycles", "loop_sm_cycles_idle",
+    "events_hit", "events_l2_arrive", "events_l2_fill", "events_l1_fill", "events_dram_arrive",
+    "events_dram_wake", "events_port_arrive", "events_port_free",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

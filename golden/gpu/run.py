@@ -79,6 +79,11 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "ctas": c["ctas_launched"], "barriers": c["barriers"], "self_check_fails": c["self_check_fails"],
         # The loop's shortcut (docs/timing.md, "Speed"): SM-cycles skipped, and those held by a failure.
         "quiet_sm_cycles": c["quiet_sm_cycles"], "quiet_held_sm_cycles": c["quiet_held_sm_cycles"],
+        # The loop's own work (docs/timing.md, "The loop's work counted"): what a run's speed follows.
+        "loop": {"gpu_cycles_stepped": c["loop_gpu_cycles"], "sm_cycles_stepped": c["loop_sm_cycles"],
+                 "sm_cycles_idle": c["loop_sm_cycles_idle"],
+                 "events": {name[len("events_"):]: c[name] for name in layout.COUNTERS
+                            if name.startswith("events_")}},
         # Policy blocks released so that the run goes on (docs/timing.md, "Policy blocks").
         "policy_releases": {"sm": c["policy_releases_sm"], "gpu": c["policy_releases_gpu"]},
         "series": {"columns": list(series_columns()), "rows": series.tolist()},
