@@ -1,0 +1,143 @@
+"""The timing model's instructions and cache misses per event, counted by cachegrind.
+
+Wall-clock time on this machine moves by 15% between runs of the same
+command, so a change worth a few percent cannot be told from noise by
+timing it. The instructions a run executes do not move: this script counts
+them with valgrind's cachegrind (with its simulated caches: 48 KB L1 data,
+2 MB last level, as this machine's per-core caches), for the simulation
+alone. It runs the workload twice under cachegrind, once built and
+simulated and once only built (the compiled model loaded in both), and
+prints the difference, per event the loop handled (``timing.loop``), per
+stepped SM-cycle and per warp instruction.
+
+numba keys its disk cache on the CPU, and valgrind's virtual CPU is not the
+host's, so a compiled model cached natively would be compiled again under
+valgrind (tens of minutes). Every run here therefore compiles for numba's
+``generic`` CPU (``NUMBA_CPU_NAME=generic``) into a cache directory of its
+own, filled by a native run first (which also gives the loop's counts and
+the native seconds): the code counted is the generic CPU's, a few percent
+slower than the host's (12.5 against 11.1 s on ``ciao18/pvc`` at 0.1 here).
+
+    python benchmarks/count_instructions.py --config ciao18 --scale 0.02 ciao18/pvc
+
+Needs ``valgrind``. ``ciao18/pvc`` at 0.02 takes about 5 minutes under
+cachegrind (and a minute to compile the first time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+#: Cachegrind's event names, in the order of its summary line.
+EVENTS = ("Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw")
+#: This machine's per-core caches (``lscpu``): size, ways, line bytes.
+D1, LL = "49152,12,64", "2097152,16,64"
+
+
+def child(args: argparse.Namespace) -> None:
+    """Load the model, build the workload and (``--child run``) simulate it; print the loop's counts."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_timing import warm_up  # noqa: PLC0415 (its directory is not a package)
+
+    from golden.configs.presets import preset
+    from golden.gpu.run import simulate_timed
+    from golden.policies import get_policy
+    from golden.workloads import registry
+
+    gpu = preset(args.config)
+    warm_up(gpu)
+    workload = registry.build(args.workload, args.scale)
+    if args.child == "build":
+        print(json.dumps({}))
+        return
+    policy = None
+    if args.policy:
+        policy = get_policy(args.policy)
+        if hasattr(policy, "attach_gpu"):
+            policy.attach_gpu(gpu)
+    t0 = time.perf_counter()
+    r = simulate_timed(workload, gpu, policy)
+    loop = r["timing"]["loop"]
+    print(json.dumps({"seconds": time.perf_counter() - t0, "events": sum(loop["events"].values()),
+                      "sm_cycles": loop["sm_cycles_stepped"], "gpu_cycles": loop["gpu_cycles_stepped"],
+                      "instructions": r["totals"]["instructions"], "cycles": r["timing"]["cycles"]}))
+
+
+def summary(path: str) -> dict[str, int]:
+    """The ``summary:`` totals of a cachegrind output file."""
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("summary:"):
+                return dict(zip(EVENTS, map(int, line.split()[1:]), strict=True))
+    raise SystemExit(f"{path}: no summary line (did cachegrind finish?)")
+
+
+def table(native: dict, whole: dict[str, int], build: dict[str, int]) -> list[str]:
+    """The simulation's counts (``whole`` less ``build``), in all and per event, stepped SM-cycle and warp
+    instruction of the ``native`` run's loop counts."""
+    sim = {k: whole[k] - build[k] for k in EVENTS}
+    rows = [f"{'simulation':<12} {'total':>16} {'per event':>10} {'per SM-cycle':>13} {'per warp inst':>14}"]
+    for name, value in (("instructions", sim["Ir"]), ("D1 misses", sim["D1mr"] + sim["D1mw"]),
+                        ("LL misses", sim["DLmr"] + sim["DLmw"] + sim["ILmr"]), ("I1 misses", sim["I1mr"])):
+        per = [value / native[k] for k in ("events", "sm_cycles", "instructions")]
+        rows.append(f"{name:<12} {value:>16,} {per[0]:>10.1f} {per[1]:>13.1f} {per[2]:>14.1f}")
+    return rows
+
+
+def run_child(mode: str, args: argparse.Namespace, env: dict, out: str | None) -> dict:
+    """Run this script's child ``mode``, under cachegrind when ``out`` names its output file."""
+    command = [sys.executable, os.path.abspath(__file__), args.workload, "--config", args.config,
+               "--scale", str(args.scale), "--child", mode]
+    if args.policy:
+        command += ["--policy", args.policy]
+    if out:
+        command = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--D1={D1}", f"--LL={LL}",
+                   f"--cachegrind-out-file={out}"] + command
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"{mode} run failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("workload")
+    ap.add_argument("--config", default="ciao18")
+    ap.add_argument("--scale", type=float, default=0.02)
+    ap.add_argument("--policy", default=None)
+    ap.add_argument("--cache-dir", default=os.path.join(tempfile.gettempdir(), "gpucache-generic-cache"),
+                    help="numba's cache of the generic-CPU model (kept between calls)")
+    ap.add_argument("--child", choices=("run", "build"), default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args)
+        return 0
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind: not found (apt-get install valgrind)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", NUMBA_CACHE_DIR=args.cache_dir, PYTHONHASHSEED="0",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    native = run_child("run", args, env, None)
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        run_child("run", args, env, os.path.join(tmp, "run.out"))
+        run_child("build", args, env, os.path.join(tmp, "build.out"))
+        seconds = time.perf_counter() - t0
+        whole, build = summary(os.path.join(tmp, "run.out")), summary(os.path.join(tmp, "build.out"))
+    print(f"{args.workload} at {args.scale} ({args.config}{', ' + args.policy if args.policy else ''}): "
+          f"{native['instructions']:,} warp instructions, {native['cycles']:,} cycles, "
+          f"{native['events']:,} events, {native['sm_cycles']:,} SM-cycles stepped; "
+          f"native {native['seconds']:.2f} s; cachegrind {seconds:.0f} s")
+    print("\n".join(table(native, whole, build)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
