@@ -19,6 +19,13 @@ the native seconds): the code counted is the generic CPU's, a few percent
 slower than the host's (12.5 against 11.1 s on ``ciao18/pvc`` at 0.1 here).
 
     python benchmarks/count_instructions.py --config ciao18 --scale 0.02 ciao18/pvc
+    python benchmarks/count_instructions.py --config ciao18 --scale 0.02 --functions 30 ciao18/pvc
+
+``--functions N`` also runs the simulation under callgrind, instruction by
+instruction, and prints the loop's N functions that execute the most
+instructions of their own, with the calls made to each (a function inlined
+into another counts as part of it). The functions' addresses come from the
+symbols of the object file in numba's cache, which the loop was loaded from.
 
 Needs ``valgrind``. ``ciao18/pvc`` at 0.02 takes about 5 minutes under
 cachegrind (and a minute to compile the first time).
@@ -27,8 +34,11 @@ cachegrind (and a minute to compile the first time).
 from __future__ import annotations
 
 import argparse
+import bisect
+import glob
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -39,6 +49,96 @@ import time
 EVENTS = ("Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw")
 #: This machine's per-core caches (``lscpu``): size, ways, line bytes.
 D1, LL = "49152,12,64", "2097152,16,64"
+
+
+def loop_symbols(core, family: str) -> list[tuple[int, int, str]]:
+    """``(address, size, name)`` of every function of the loop's compiled code, as loaded from the disk cache.
+
+    Code loaded from numba's cache has no function table (``benchmarks/profile_timing.py`` compiles
+    afresh to get one), but its cache file holds the object file the code was loaded from: its
+    symbols name the functions, and the execution engine gives each one's address.
+    """
+    dispatcher = core._STEPS[family]
+    overload = next(iter(dispatcher.overloads.values()))
+    name = overload.fndesc.llvm_func_name
+    objects = [entry[0][2][0] for entry in map(_unpickle, glob.glob(os.path.join(
+        dispatcher._cache._cache_path, "*._step-*.nbc"))) if entry[1].llvm_func_name == name]
+    if not objects:
+        raise SystemExit(f"{dispatcher._cache._cache_path}: no cached object of the loop")
+    with tempfile.NamedTemporaryFile(suffix=".o") as fh:
+        fh.write(objects[0])
+        fh.flush()
+        table = subprocess.run(["nm", "-S", "--defined-only", fh.name], capture_output=True, text=True,
+                               check=True).stdout
+    engine = overload.library._codegen._engine
+    rows = []
+    for line in table.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "tTwW":
+            address = engine.get_function_address(parts[3])
+            if address:
+                rows.append((address, int(parts[1], 16), _short(parts[3])))
+    return sorted(rows)
+
+
+def _unpickle(path: str):
+    with open(path, "rb") as fh:
+        return pickle.load(fh)  # noqa: S301 (numba's own cache file, written on this machine)
+
+
+def _short(symbol: str) -> str:
+    """``_loop`` from a mangled name such as ``_ZN6golden5cache6engine6timing5_loopB3v...``."""
+    prefix = "cfunc." if symbol.startswith("cfunc.") else ("cpython." if "7cpython" in symbol[:12] else "")
+    i = symbol.find("_ZN")
+    if i < 0:
+        return symbol[:60]
+    i += 3
+    name = symbol
+    while i < len(symbol) and symbol[i].isdigit():
+        j = i
+        while symbol[j].isdigit():
+            j += 1
+        n = int(symbol[i:j])
+        name, i = symbol[j:j + n], j + n
+    return prefix + name
+
+
+def per_function(callgrind_out: str, symbols: list) -> dict[str, list[int]]:
+    """Instructions executed in each of ``symbols``' functions (their own, not their callees') and
+    the calls made to each, from a callgrind file written with ``--dump-instr=yes
+    --compress-pos=no --compress-strings=no``."""
+    starts = [a for a, _, _ in symbols]
+    out: dict[str, list[int]] = {}
+
+    def owner(address: int) -> str | None:
+        i = bisect.bisect_right(starts, address) - 1
+        if i >= 0 and address < starts[i] + max(symbols[i][1], 1):
+            return symbols[i][2]
+        return None
+
+    skip = False
+    n_pos = 1  # the positions of a cost line before its cost ("positions: instr line")
+    with open(callgrind_out) as fh:
+        for line in fh:
+            if line.startswith("positions:"):
+                n_pos = len(line.split()) - 1
+                continue
+            if skip:  # the inclusive cost of the call on the line before: not this function's own
+                skip = False
+                continue
+            if line.startswith("calls="):
+                count, target = line[6:].split()[:2]
+                name = owner(int(target, 16))
+                if name:
+                    out.setdefault(name, [0, 0])[1] += int(count)
+                skip = True
+            elif line.startswith("0x"):
+                fields = line.split()
+                address, cost = fields[0], fields[n_pos]
+                name = owner(int(address, 16))
+                if name:
+                    out.setdefault(name, [0, 0])[0] += int(cost)
+    return out
 
 
 def child(args: argparse.Namespace) -> None:
@@ -64,8 +164,15 @@ def child(args: argparse.Namespace) -> None:
             policy.attach_gpu(gpu)
     t0 = time.perf_counter()
     r = simulate_timed(workload, gpu, policy)
+    seconds = time.perf_counter() - t0
+    if args.symbols:
+        from golden.gpu import core  # noqa: PLC0415
+
+        with open(args.symbols, "w") as fh:
+            json.dump(loop_symbols(core, "baseline" if policy is None else
+                                   next(k for k in core._STEPS if k != "baseline")), fh)
     loop = r["timing"]["loop"]
-    print(json.dumps({"seconds": time.perf_counter() - t0, "events": sum(loop["events"].values()),
+    print(json.dumps({"seconds": seconds, "events": sum(loop["events"].values()),
                       "sm_cycles": loop["sm_cycles_stepped"], "gpu_cycles": loop["gpu_cycles_stepped"],
                       "instructions": r["totals"]["instructions"], "cycles": r["timing"]["cycles"]}))
 
@@ -91,19 +198,35 @@ def table(native: dict, whole: dict[str, int], build: dict[str, int]) -> list[st
     return rows
 
 
-def run_child(mode: str, args: argparse.Namespace, env: dict, out: str | None) -> dict:
-    """Run this script's child ``mode``, under cachegrind when ``out`` names its output file."""
+def run_child(mode: str, args: argparse.Namespace, env: dict, out: str | None,
+              symbols: str | None = None) -> dict:
+    """Run this script's child ``mode``: natively, or under cachegrind when ``out`` names its output
+    file, or under callgrind (instruction by instruction) when ``symbols`` also names the file for
+    the loop's function table."""
     command = [sys.executable, os.path.abspath(__file__), args.workload, "--config", args.config,
                "--scale", str(args.scale), "--child", mode]
     if args.policy:
         command += ["--policy", args.policy]
-    if out:
+    if symbols:
+        command = ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--compress-pos=no",
+                   "--compress-strings=no", f"--callgrind-out-file={out}"] + command + ["--symbols", symbols]
+    elif out:
         command = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--D1={D1}", f"--LL={LL}",
                    f"--cachegrind-out-file={out}"] + command
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"{mode} run failed:\n{done.stderr[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def function_table(costs: dict[str, list[int]], top: int) -> list[str]:
+    """The ``top`` functions by their own instructions: share of the loop's, calls, per call."""
+    total = max(1, sum(c for c, _ in costs.values()))
+    rows = [f"{'function':<24} {'instructions':>16} {'share':>7} {'calls':>12} {'per call':>9}"]
+    for name, (cost, calls) in sorted(costs.items(), key=lambda kv: -kv[1][0])[:top]:
+        per = f"{cost / calls:9.0f}" if calls else f"{'-':>9}"
+        rows.append(f"{name[:24]:<24} {cost:>16,} {100 * cost / total:6.1f}% {calls:>12,} {per}")
+    return rows
 
 
 def main() -> int:
@@ -114,7 +237,11 @@ def main() -> int:
     ap.add_argument("--policy", default=None)
     ap.add_argument("--cache-dir", default=os.path.join(tempfile.gettempdir(), "gpucache-generic-cache"),
                     help="numba's cache of the generic-CPU model (kept between calls)")
+    ap.add_argument("--functions", type=int, default=0, metavar="N",
+                    help="also run it under callgrind and print the N functions of the loop that execute "
+                         "the most instructions of their own")
     ap.add_argument("--child", choices=("run", "build"), default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--symbols", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args)
@@ -136,6 +263,13 @@ def main() -> int:
           f"{native['events']:,} events, {native['sm_cycles']:,} SM-cycles stepped; "
           f"native {native['seconds']:.2f} s; cachegrind {seconds:.0f} s")
     print("\n".join(table(native, whole, build)))
+    if args.functions:
+        with tempfile.TemporaryDirectory() as tmp:
+            out, symbols = os.path.join(tmp, "callgrind.out"), os.path.join(tmp, "symbols.json")
+            run_child("run", args, env, out, symbols)
+            with open(symbols) as fh:
+                costs = per_function(out, [tuple(row) for row in json.load(fh)])
+        print("\n".join(function_table(costs, args.functions)))
     return 0
 
 

@@ -47,9 +47,41 @@ def test_the_table_is_the_simulated_run_less_the_build_per_event():
     assert rows[4].split()[1:3] == ["misses", "50"]
 
 
-def test_the_child_prints_the_loops_counts(capsys):
-    args = argparse.Namespace(config="ciao18", workload="ciao18/pvc", scale=0.002, policy=None, child="run")
+CALLGRIND = """version: 1
+positions: instr line
+events: Ir
+fn=(1) foo
+0x1000 0 5
+0x1004 0 3
+calls=2 0x2000 0
+0x1008 0 100
+0x100c 0 1
+fn=(2) bar
+0x2000 0 7
+0x3000 0 9
+"""
+
+
+def test_per_function_counts_own_instructions_and_calls(tmp_path):
+    path = tmp_path / "callgrind.out"
+    path.write_text(CALLGRIND)
+    got = bench.per_function(str(path), [(0x1000, 16, "foo"), (0x2000, 8, "bar")])
+    # foo's own 5 + 3 + 1 (the call's inclusive 100 is bar's), bar's 7 and its 2 calls; 0x3000 is no one's.
+    assert got == {"foo": [9, 0], "bar": [7, 2]}
+    rows = bench.function_table(got, 1)
+    assert len(rows) == 2 and rows[1].split() == ["foo", "9", "56.2%", "0", "-"]
+
+
+def test_the_child_prints_the_loops_counts_and_its_functions(capsys, tmp_path):
+    symbols = tmp_path / "symbols.json"
+    args = argparse.Namespace(config="ciao18", workload="ciao18/pvc", scale=0.002, policy=None, child="run",
+                              symbols=str(symbols))
     bench.child(args)
     got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert got["events"] > 0 and got["sm_cycles"] >= got["gpu_cycles"] > 0
     assert got["cycles"] >= got["gpu_cycles"] and got["instructions"] > 0 and got["seconds"] > 0
+    table = json.loads(symbols.read_text())
+    names = {name for _, _, name in table}
+    assert {"_loop", "_l1_lookup", "_l1_fill", "_pick"} <= names
+    # Sorted by address, each function's code before the next one's.
+    assert all(a + size <= b for (a, size, _), (b, _, _) in zip(table, table[1:], strict=False))
