@@ -45,6 +45,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numba_symbols import short_name  # noqa: E402 (this directory is not a package)
+
 #: Cachegrind's event names, in the order of its summary line.
 EVENTS = ("Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw")
 #: This machine's per-core caches (``lscpu``): size, ways, line bytes.
@@ -77,30 +80,13 @@ def loop_symbols(core, family: str) -> list[tuple[int, int, str]]:
         if len(parts) == 4 and parts[2] in "tTwW":
             address = engine.get_function_address(parts[3])
             if address:
-                rows.append((address, int(parts[1], 16), _short(parts[3])))
+                rows.append((address, int(parts[1], 16), short_name(parts[3])))
     return sorted(rows)
 
 
 def _unpickle(path: str):
     with open(path, "rb") as fh:
         return pickle.load(fh)  # noqa: S301 (numba's own cache file, written on this machine)
-
-
-def _short(symbol: str) -> str:
-    """``_loop`` from a mangled name such as ``_ZN6golden5cache6engine6timing5_loopB3v...``."""
-    prefix = "cfunc." if symbol.startswith("cfunc.") else ("cpython." if "7cpython" in symbol[:12] else "")
-    i = symbol.find("_ZN")
-    if i < 0:
-        return symbol[:60]
-    i += 3
-    name = symbol
-    while i < len(symbol) and symbol[i].isdigit():
-        j = i
-        while symbol[j].isdigit():
-            j += 1
-        n = int(symbol[i:j])
-        name, i = symbol[j:j + n], j + n
-    return prefix + name
 
 
 def per_function(callgrind_out: str, symbols: list) -> dict[str, list[int]]:
@@ -143,7 +129,6 @@ def per_function(callgrind_out: str, symbols: list) -> dict[str, list[int]]:
 
 def child(args: argparse.Namespace) -> None:
     """Load the model, build the workload and (``--child run``) simulate it; print the loop's counts."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_timing import warm_up  # noqa: PLC0415 (its directory is not a package)
 
     from golden.configs.presets import preset

@@ -32,20 +32,7 @@ import time
 _TMP = tempfile.mkdtemp(prefix="gpucache-profile-")
 os.environ["NUMBA_CACHE_DIR"] = _TMP  # before numba is imported: compile, do not load
 
-def _short(symbol: str) -> str:
-    """``_loop`` from a mangled name such as ``_ZN6golden5cache6engine6timing5_loopB3v...``."""
-    i = symbol.find("_ZN")
-    if i < 0:
-        return symbol[:60]
-    i += 3
-    name = symbol
-    while i < len(symbol) and symbol[i].isdigit():
-        j = i
-        while symbol[j].isdigit():
-            j += 1
-        n = int(symbol[i:j])
-        name, i = symbol[j:j + n], j + n
-    return name
+from numba_symbols import short_name  # noqa: E402 (this directory: the script's own)
 
 
 def functions(dispatcher) -> list[tuple[int, str]]:
@@ -57,7 +44,7 @@ def functions(dispatcher) -> list[tuple[int, str]]:
             continue
         address = library.get_pointer_to_function(f.name)
         if address:
-            rows.append((address, _short(f.name)))
+            rows.append((address, short_name(f.name)))
     return sorted(rows)
 
 def main() -> int:

@@ -85,3 +85,11 @@ def test_the_child_prints_the_loops_counts_and_its_functions(capsys, tmp_path):
     assert {"_loop", "_l1_lookup", "_l1_fill", "_pick"} <= names
     # Sorted by address, each function's code before the next one's.
     assert all(a + size <= b for (a, size, _), (b, _, _) in zip(table, table[1:], strict=False))
+
+
+def test_short_names_keep_the_wrappers_apart():
+    short_name = load_benchmark("numba_symbols").short_name
+    assert short_name("_ZN6golden5cache6engine6timing5_loopB3v38B62c8tJTIeFIjxE8int64") == "_loop"
+    assert short_name("cfunc._ZN6golden5cache6engine6timing5_stepB3v36E") == "cfunc._step"
+    assert short_name("_ZN7cpython6golden5cache6engine6timing5_stepB3v36E") == "cpython._step"
+    assert short_name("NRT_decref") == "NRT_decref"
