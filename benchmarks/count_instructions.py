@@ -10,13 +10,14 @@ simulated and once only built (the compiled model loaded in both), and
 prints the difference, per event the loop handled (``timing.loop``), per
 stepped SM-cycle and per warp instruction.
 
-numba keys its disk cache on the CPU, and valgrind's virtual CPU is not the
-host's, so a compiled model cached natively would be compiled again under
-valgrind (tens of minutes). Every run here therefore compiles for numba's
-``generic`` CPU (``NUMBA_CPU_NAME=generic``) into a cache directory of its
-own, filled by a native run first (which also gives the loop's counts and
-the native seconds): the code counted is the generic CPU's, a few percent
-slower than the host's (12.5 against 11.1 s on ``ciao18/pvc`` at 0.1 here).
+numba's cache key holds the host CPU's name, which llvmlite gives as
+``emeraldrapids`` here natively and ``haswell`` under valgrind, so a model
+cached natively is not found under valgrind and would be compiled there.
+Every run here therefore compiles for numba's ``generic`` CPU
+(``NUMBA_CPU_NAME=generic``) into a cache directory of its own, filled by a
+native run first (which also gives the loop's counts and the native
+seconds): the code counted is the generic CPU's (12.5 s on ``ciao18/pvc`` at
+0.1 against 11.1 s for the host's, one run each).
 
     python benchmarks/count_instructions.py --config ciao18 --scale 0.02 ciao18/pvc
     python benchmarks/count_instructions.py --config ciao18 --scale 0.02 --functions 30 ciao18/pvc
@@ -133,7 +134,7 @@ def child(args: argparse.Namespace) -> None:
 
     from golden.configs.presets import preset
     from golden.gpu.run import simulate_timed
-    from golden.policies import get_policy
+    from golden.policies.base import policy_for
     from golden.workloads import registry
 
     gpu = preset(args.config)
@@ -142,11 +143,9 @@ def child(args: argparse.Namespace) -> None:
     if args.child == "build":
         print(json.dumps({}))
         return
-    policy = None
-    if args.policy:
-        policy = get_policy(args.policy)
-        if hasattr(policy, "attach_gpu"):
-            policy.attach_gpu(gpu)
+    policy = policy_for(args.policy, gpu)  # with the config's policy_params, as a comparison runs it
+    if hasattr(policy, "attach_gpu"):
+        policy.attach_gpu(gpu)
     t0 = time.perf_counter()
     r = simulate_timed(workload, gpu, policy)
     seconds = time.perf_counter() - t0
