@@ -28,6 +28,11 @@ instructions of their own, with the calls made to each (a function inlined
 into another counts as part of it). The functions' addresses come from the
 symbols of the object file in numba's cache, which the loop was loaded from.
 
+The model's build is the process's (``GPUCACHE_COMPILE``, ``gpucache --compile``:
+``docs/timing.md``, "The loop compiled per configuration"), printed in the
+first line; ``GPUCACHE_COMPILE=generic`` counts the build of session 57's
+figures.
+
 Needs ``valgrind``. ``ciao18/pvc`` at 0.02 takes about 5 minutes under
 cachegrind (and a minute to compile the first time).
 """
@@ -134,6 +139,7 @@ def child(args: argparse.Namespace) -> None:
 
     from golden.configs.presets import preset
     from golden.gpu.run import simulate_timed
+    from golden.gpu.specialise import compile_mode
     from golden.policies.base import policy_for
     from golden.workloads import registry
 
@@ -153,10 +159,10 @@ def child(args: argparse.Namespace) -> None:
         from golden.gpu import core  # noqa: PLC0415
 
         with open(args.symbols, "w") as fh:
-            json.dump(loop_symbols(core, "baseline" if policy is None else
-                                   next(k for k in core._STEPS if k != "baseline")), fh)
+            # The loop just run: the last one compiled (the warm-up compiles the baseline's first).
+            json.dump(loop_symbols(core, list(core._STEPS)[-1]), fh)
     loop = r["timing"]["loop"]
-    print(json.dumps({"seconds": seconds, "events": sum(loop["events"].values()),
+    print(json.dumps({"seconds": seconds, "build": compile_mode(), "events": sum(loop["events"].values()),
                       "sm_cycles": loop["sm_cycles_stepped"], "gpu_cycles": loop["gpu_cycles_stepped"],
                       "instructions": r["totals"]["instructions"], "cycles": r["timing"]["cycles"]}))
 
@@ -242,7 +248,8 @@ def main() -> int:
         run_child("build", args, env, os.path.join(tmp, "build.out"))
         seconds = time.perf_counter() - t0
         whole, build = summary(os.path.join(tmp, "run.out")), summary(os.path.join(tmp, "build.out"))
-    print(f"{args.workload} at {args.scale} ({args.config}{', ' + args.policy if args.policy else ''}): "
+    print(f"{args.workload} at {args.scale} ({args.config}{', ' + args.policy if args.policy else ''}, "
+          f"{native['build']} build): "
           f"{native['instructions']:,} warp instructions, {native['cycles']:,} cycles, "
           f"{native['events']:,} events, {native['sm_cycles']:,} SM-cycles stepped; "
           f"native {native['seconds']:.2f} s; cachegrind {seconds:.0f} s")

@@ -14,21 +14,26 @@ Subcommands (one module each, this file only dispatches)::
 
 A user's mistake (an :class:`~golden.errors.InputError`, or a bad argument)
 prints one line ``gpucache: error: <message>`` on stderr and exits with
-status 2. Anything else is a defect in gpucache and keeps its traceback.
+status 2; a run that cannot finish (a :class:`~golden.errors.SimulationError`:
+a deadlock) prints its one line the same way and exits with status 4.
+Anything else is a defect in gpucache and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from golden.errors import InputError
+from golden.errors import InputError, SimulationError
 
-__all__ = ["main", "build_parser", "EXIT_USAGE"]
+__all__ = ["main", "build_parser", "EXIT_USAGE", "EXIT_SIMULATION"]
 
 #: Exit status of a user's mistake.
 EXIT_USAGE = 2
+#: Exit status of a run that cannot finish (a deadlock).
+EXIT_SIMULATION = 4
 
 
 class _UsageError(Exception):
@@ -54,12 +59,17 @@ def build_parser() -> argparse.ArgumentParser:
     from cli import trace as trace_cmd
     from cli import workloads as workloads_cmd
     from cli.output import version
+    from golden.gpu.specialise import COMPILE_MODES, COMPILE_VARIABLE
 
     parser = _Parser(
         prog="gpucache",
         description="GPU cache-management techniques: golden model, workloads, traces, configs.",
     )
     parser.add_argument("--version", action="version", version=f"gpucache {version()}")
+    parser.add_argument("--compile", choices=COMPILE_MODES, default=None,
+                        help="the timing model's build: compiled for each configuration (faster, one "
+                             "compilation per configuration and policy) or one generic build for all "
+                             f"(default: ${COMPILE_VARIABLE}, else specialised; docs/timing.md)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     workloads_cmd.add_parser(sub)
     run_cmd.add_parser(sub)
@@ -112,11 +122,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args = build_parser().parse_args(argv)
         check_outputs(args)  # every output path, before any work starts
+        if args.compile is not None:
+            from golden.gpu.specialise import COMPILE_VARIABLE
+
+            # The environment, not an argument: the sweep engine's workers inherit it.
+            os.environ[COMPILE_VARIABLE] = args.compile
         return int(args.func(args) or 0)
     except (InputError, _UsageError) as e:
         message = " ".join(str(e).split())  # the rule is one line, whatever the message holds
         print(f"gpucache: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except SimulationError as e:  # a deadlock: the machine cannot run the workload
+        print(f"gpucache: error: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_SIMULATION
     except SystemExit as e:  # --help and --version
         return e.code if isinstance(e.code, int) else 0
     except KeyboardInterrupt:
@@ -125,8 +143,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # Output piped into `head`: not an error. Point stdout at devnull so the
         # interpreter's final flush does not fail again.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

@@ -15,3 +15,9 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+# The suite runs the timing model's generic build, compiled once for its many small machines; a
+# specialised build compiles per machine (golden.gpu.specialise). tests/test_specialise.py checks
+# that both give the same bits.
+os.environ.setdefault("GPUCACHE_COMPILE", "generic")

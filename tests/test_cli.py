@@ -499,3 +499,15 @@ def test_ci_script():
     assert "set -euo pipefail" in text and "make test" in text
     assert os.access(ROOT / ".ci" / "run", os.X_OK)
     assert os.access(ROOT / "scripts" / "setup.sh", os.X_OK)
+
+
+def test_a_deadlocked_run_is_one_line_and_status_4(capsys, tmp_path):
+    # PVC's CTAs wait at a barrier with more warps than a limit of 4 lets issue: no warp can go on.
+    out = tmp_path / "r.json"
+    assert main(["run", "--workload", "ciao18/pvc", "--scale", "0.02", "--config", "ciao18",
+                 "--warp-limit", "4", "--no-progress", "--json", str(out)]) == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("gpucache: error: deadlock in kernel 'prescan' at cycle ")
+    assert "blocked on the barrier of SM" in err
+    assert not out.exists()

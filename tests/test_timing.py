@@ -561,6 +561,7 @@ def test_a_warp_exit_ends_the_load_blocks_of_its_sm_only():
     s.w[core.W_CTL_BLOCKED, 1] = layout.BLOCK_LOADS
     s.w[core.W_CTL_BLOCKED, 2] = layout.BLOCK_ALL
     s.w[core.W_CTL_BLOCKED, slots + 1] = layout.BLOCK_LOADS
+    s.sm[core.M_CTL_CHANGED, :] = 1  # as a policy's set_blocked says of the blocks it sets
     s.sm[core.M_CTL_RESIDENT, 0] = s.sm[core.M_SM_WARPS, 0] = 3
     s.cta[core.T_CTA_LIVE, 0] = 3
     core._retire(k, s, 0)

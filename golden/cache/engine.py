@@ -255,6 +255,10 @@ class EngineState:
             state.reset()
             self.levels.append(state)
 
+    def header(self) -> np.ndarray:
+        """A copy of the levels' headers (``MAX_LEVELS * NP`` words: geometry, policies, array offsets)."""
+        return self.buf[:_HEADER].copy()
+
 
 @intrinsic
 def _at(typingctx, ptr, offset):

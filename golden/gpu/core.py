@@ -94,6 +94,7 @@ from golden.gpu.queues import (
     map_find,
     map_put,
 )
+from golden.gpu.specialise import Specialisation, specialisation
 from golden.trace.model import Op, Space
 
 __all__ = ["step_function", "shared_functions"]
@@ -110,6 +111,10 @@ __all__ = ["step_function", "shared_functions"]
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR) = range(len(layout.CONFIG))
+
+# The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
+_CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
+assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 
 (C_INST, C_GLOBAL, C_SHARED, C_OTHER, C_BARRIERS, C_L1_ACC, C_L1_HITS, C_L1_SECTOR_MISSES,
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
@@ -1590,7 +1595,11 @@ def _retire(K, S, g):
     for w2 in range(K[K_SLOTS]):
         if S.w[W_CTL_BLOCKED, base + w2] == BLOCK_LOADS:
             S.w[W_CTL_BLOCKED, base + w2] = UNBLOCKED
-    _count_blocked(K, S, sm)
+    # With no block counted or pending (a policy's change sets ctl_changed), no resident warp is
+    # blocked and every slot's w_stall_t is 0, as a count would leave them: skipped (PVC's warps live
+    # for about ten instructions, and a count scans the SM's slots).
+    if S.sm[M_CTL_NBLOCKED, sm] > 0 or S.sm[M_CTL_CHANGED, sm]:
+        _count_blocked(K, S, sm)
     S.sm[M_CTL_RESIDENT, sm] -= 1
     S.sm[M_SM_WARPS, sm] -= 1
     c = sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g]
@@ -2402,19 +2411,31 @@ def shared_functions() -> tuple[str, ...]:
     return tuple(n for n in refs if n not in per_family)
 
 
-_SHARED: dict[str, object] = {}
+# The compiled shared functions of each build: "" for the generic one, a specialisation's digest.
+_SHARED: dict[str, dict[str, object]] = {}
 
 
-def _shared(opts: dict) -> dict:
-    """The ``timing_shared`` copies of :func:`shared_functions`, compiled (disk-cached) once a process."""
-    if not _SHARED:
+def _shared(opts: dict, special: Specialisation | None) -> dict:
+    """The ``timing_shared`` copies of :func:`shared_functions` for one build, compiled (disk-cached)
+    once a process."""
+    digest = "" if special is None else special.digest
+    if digest not in _SHARED:
         shared = shared_functions()
         where = _globals(False)
+        family = "timing_shared" + (f"_{digest}" if digest else "")
         for fn in _FUNCTIONS:
             if fn.__name__ in shared:
-                where[fn.__name__] = nb.njit(inline=_inline(fn), **opts)(_copy(fn, "timing_shared", where))
-        _SHARED.update({n: where[n] for n in shared})
-    return _SHARED
+                where[fn.__name__] = nb.njit(inline=_inline(fn), **opts)(_build(fn, family, where, special))
+        _SHARED[digest] = {n: where[n] for n in shared}
+    return _SHARED[digest]
+
+
+def _build(fn, family: str, where: dict, special: Specialisation | None, name: str | None = None):
+    """``fn`` for ``family``: a copy (:func:`_copy`), or rebuilt with ``special``'s constants when it
+    is one of the loop's functions (the engine's read no configuration word)."""
+    if special is not None and fn in _FUNCTIONS:
+        return special.function(fn, f"{family}.{name or fn.__name__}", where)
+    return _copy(fn, family, where, name)
 
 
 def _inline(fn) -> str:
@@ -2422,18 +2443,21 @@ def _inline(fn) -> str:
     return "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits) else "never"
 
 
-def _compile(family: str, hooks: list | None):
+def _compile(family: str, hooks: list | None, special: Specialisation | None = None):
     """The model compiled against one engine family (module docstring of ``golden.cache.engine``).
 
     ``family`` names the copy; ``hooks`` is None for the baseline (disk-cached), the policy's
     hooks to bind as globals (disk-cached per set of hook functions, :mod:`golden.cache.bound_hooks`),
-    or ``[]`` for the in-memory hooked family that takes hooks as arguments. Every family calls
-    the same compiled :func:`shared_functions`.
+    or ``[]`` for the in-memory hooked family that takes hooks as arguments. Every family of a
+    build calls the same compiled :func:`shared_functions`. ``special``: the generic build (None)
+    or one with a configuration's constants folded in (:mod:`golden.gpu.specialise`).
     """
     in_memory = hooks == []
     names = _globals(hooks is not None)
     if hooks:
         names.update(bind(hooks, engine.MAX_LEVELS))
+    if special is not None:
+        names["_params"] = special.params()
     # The in-memory family takes its hooks as first-class function arguments, which have no
     # stable cache key (as in the engine). No reference counting: the loop only indexes arrays
     # the caller owns for the whole call (as the engine's loops do). The inner functions are only
@@ -2441,16 +2465,17 @@ def _compile(family: str, hooks: list | None):
     # of a family's compile time).
     inner = {"nogil": True, "_nrt": False, "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
     opts = dict(inner, cache=not in_memory)
-    names.update(_shared(dict(inner, cache=True)))
+    names.update(_shared(dict(inner, cache=True), special))
 
     def copy(fn, name=None, where=names):
-        return _copy(fn, family, where, name)
+        return _build(fn, family, where, special, name)
 
     for fn in engine.PHASES:
         names[fn.__name__] = nb.njit(inline="always", **opts)(copy(fn))
     names["_access"] = nb.njit(**opts)(copy(engine.ACCESS)) if in_memory else _access_chain(names, copy, opts)
+    shared = shared_functions()
     for fn in _FUNCTIONS:
-        if fn.__name__ not in _SHARED:
+        if fn.__name__ not in shared:
             names[fn.__name__] = nb.njit(inline=_inline(fn), **opts)(copy(fn))
     # The entry keeps reference counting: it borrows the policies' state.
     entry = _bound_step if hooks else _step
@@ -2481,13 +2506,18 @@ def _no_level(buf, p, h1, h2, h3, L, a, flags):
 _STEPS: dict[str, object] = {}
 
 
-def step_function(hooks: list) -> tuple[object, list]:
+def step_function(hooks: list, k: np.ndarray | None = None,
+                  header: np.ndarray | None = None) -> tuple[object, list]:
     """The compiled ``step(buf, K, S, P, h1, h2, h3, budget)`` for a hierarchy's ``hooks``.
 
-    ``hooks`` has one ``LevelHooks`` or None (baseline) per level. Returns the
-    function and what to pass it as ``h1, h2, h3``: the hooks themselves for the
-    in-memory family, each level's ``(state,)`` when the hooks are bound as
-    globals (:mod:`golden.cache.bound_hooks`).
+    ``hooks`` has one ``LevelHooks`` or None (baseline) per level. With the
+    model's configuration vector ``k`` and its engine's level ``header``, the
+    build the process runs (:func:`golden.gpu.specialise.compile_mode`): the
+    generic one, or one with their constants folded in, which then serves only
+    that configuration; without them, the generic one. Returns the function and
+    what to pass it as ``h1, h2, h3``: the hooks themselves for the in-memory
+    family, each level's ``(state,)`` when the hooks are bound as globals
+    (:mod:`golden.cache.bound_hooks`).
     """
     hooks = list(hooks) + [None] * (engine.MAX_LEVELS - len(hooks))
     if all(h is None for h in hooks):
@@ -2496,6 +2526,9 @@ def step_function(hooks: list) -> tuple[object, list]:
         key, family, bound, args = digest, f"timing_{digest}", hooks, level_states(hooks)
     else:
         key, family, bound, args = "in-memory", "timing_hooked", [], hooks
+    special = None if k is None else specialisation(k, header, _CONFIG_NAMES)
+    if special is not None:
+        key, family = f"{key}_{special.digest}", f"{family}_{special.digest}"
     if key not in _STEPS:
-        _STEPS[key] = _compile(family, bound)
+        _STEPS[key] = _compile(family, bound, special)
     return _STEPS[key], args

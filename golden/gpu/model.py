@@ -18,7 +18,7 @@ import numpy as np
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.schema import GPUConfig
-from golden.errors import InputError
+from golden.errors import InputError, SimulationError
 from golden.gpu import layout
 from golden.gpu.core import (
     DEADLOCK,
@@ -85,7 +85,7 @@ SchedulerControl = namedtuple("SchedulerControl", ("limit", "blocked", "priority
                                                    "smem_lines", "changed", "winst", "vta_hits"))
 
 
-class DeadlockError(RuntimeError):
+class DeadlockError(SimulationError):
     """No warp can ever issue again; the message names the cycle and the blocked resource."""
 
 
@@ -191,7 +191,7 @@ class TimingModel:
                                               winst=s.w[row("w", "ctl_winst")], **sm))
             if rebound:
                 hierarchy.hooks.update(rebound)
-        self._step, self._hooks = step_function(hierarchy.engine_hooks())
+        self._step, self._hooks = step_function(hierarchy.engine_hooks(), self.k, hierarchy.engine.header())
 
     def program(self, kernel: KernelTrace) -> Program:
         """``kernel`` in the model's form for this GPU (checked to fit an SM)."""
