@@ -4,9 +4,10 @@ The generic build of :mod:`golden.gpu.core` reads every configuration word
 (``K[K_L1_LAT]``, the scheduler kind, the number of SMs, ...) and every cache
 level's header (sets, ways, index function, array offsets) from memory, so one
 compiled copy serves every machine. The specialised build compiles the same
-source with those values written in as constants: LLVM then drops the branches
-a configuration never takes, unrolls the loops over schedulers and ways, and
-turns divisions by a constant into multiplications. Both builds run the same
+source with those values written in as constants, for LLVM to fold (branches
+a configuration never takes, loops over schedulers and ways of known length,
+divisions by a constant; which of these it does was not read from the compiled
+code, only the instructions executed were counted). Both builds run the same
 source and give the same bits (``tests/test_specialise.py``); the specialised
 one executes about a fifth fewer instructions (``docs/timing.md``, "The loop
 compiled per configuration") and costs a compilation of its own per
@@ -41,10 +42,11 @@ from golden.cache import engine
 from golden.errors import InputError
 from golden.gpu import layout
 
-__all__ = ["COMPILE_VARIABLE", "DYNAMIC", "Specialisation", "compile_mode", "specialisation"]
+__all__ = ["COMPILE_MODES", "COMPILE_VARIABLE", "DYNAMIC", "Specialisation", "compile_mode", "specialisation"]
 
 #: The environment variable that chooses the build.
 COMPILE_VARIABLE = "GPUCACHE_COMPILE"
+#: Its values: the default first.
 COMPILE_MODES = ("specialised", "generic")
 
 #: Configuration words read from memory in both builds: set per kernel, or varied between the runs
