@@ -1822,14 +1822,25 @@ def _eligible(K, W, sm, g, limit):
 def _eligibility(K, W, M, sm):
     """Warp limiting: only the ``limit`` oldest resident warps may issue."""
     limit = _limit(K, M, sm)
-    for w in range(K[K_SLOTS]):
-        g = sm * K[K_SLOTS] + w
-        W[W_W_ELIG, g] = _eligible(K, W, sm, g, limit)
+    base = sm * K[K_SLOTS]
+    if limit == 0:
+        # No limit: every resident warp (_eligible's answer, without a call per slot).
+        for g in range(base, base + K[K_SLOTS]):
+            W[W_W_ELIG, g] = W[W_W_ACTIVE, g]
+    else:
+        for g in range(base, base + K[K_SLOTS]):
+            W[W_W_ELIG, g] = _eligible(K, W, sm, g, limit)
     M[M_SM_ELIG_DIRTY, sm] = False
 
 
-def _pick(K, W, M, last_of, op, space, sm, s):
+def _pick(K, S, P, sm, s):
     """The slot scheduler ``s`` of ``sm`` issues this cycle, or ``-reason``."""
+    # The state and the program go by reference: by value, a call would copy five arrays' descriptors.
+    W = S.w
+    M = S.sm
+    last_of = S.sched_last
+    op = P.op
+    space = P.space
     n_sched = K[K_N_SCHED]
     m = (K[K_SLOTS] - s + n_sched - 1) // n_sched
     base = sm * K[K_SLOTS]
@@ -1860,19 +1871,20 @@ def _pick(K, W, M, last_of, op, space, sm, s):
                 return w
             worst = max(worst, why)
         return -worst
-    # gto's fallback and oldest: the ready warp with the lowest (priority, age).
+    # gto's fallback and oldest: the ready warp with the lowest (priority, age). Once one is ready,
+    # a warp no older cannot be chosen and the reasons are not wanted (a stall's reason is asked
+    # only when no warp is ready): it is not asked (session 59: _why was most of _pick's work).
     best = np.int64(-1)
     for i in range(m):
         w = s + i * n_sched
         g = base + w
+        if best >= 0 and not (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best],
+                                                                  W[W_W_AGE, base + best]):
+            continue
         why = _why(K, W, M, op, space, sm, g)
         if why == OK:
-            if best < 0:
-                best = w
-            elif (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best],
-                                                      W[W_W_AGE, base + best]):
-                best = w
-        else:
+            best = w
+        elif best < 0:
             worst = max(worst, why)
     if best >= 0:
         return best
@@ -2126,7 +2138,13 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                         _check_asleep(K, S, P, sm, s, S.sched_sleep[k])
                     S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
                     continue
-                w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+                w = np.int64(-1)
+                last = S.sched_last[k]
+                if K[K_SCHED] == 1 and last >= 0 \
+                        and _why(K, S.w, S.sm, P.op, P.space, sm, sm * K[K_SLOTS] + last) == OK:
+                    w = last  # gto's greedy choice, checked here: most cycles' pick, without a call
+                else:
+                    w = _pick(K, S, P, sm, s)
                 if w >= 0:
                     S.sched_sleep[k] = 0
                     S.sched_last[k] = w
@@ -2206,7 +2224,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
 
 def _check_asleep(K, S, P, sm, s, why):
     """Self-check: a scheduler left asleep must find no warp to issue, for the reason ``why`` it slept on."""
-    w = _pick(K, S.w, S.sm, S.sched_last, P.op, P.space, sm, s)
+    w = _pick(K, S, P, sm, s)
     if w >= 0 or -w != why:
         S.c[C_SELF_CHECK_FAILS] += 1
 
