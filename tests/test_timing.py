@@ -208,12 +208,21 @@ def stores_after_load(n_stores: list[int], lines: list[int]) -> KernelBuilder:
     return kb
 
 
-def issue_order(scheduler: str) -> list[int]:
+def issue_order(scheduler: str, **machine) -> list[int]:
     """Warps of the stores in the order the L1 saw them (line 1000 + 1000 w + i)."""
+    return store_warps(issue_log(scheduler, **machine))
+
+
+def issue_log(scheduler: str, **machine) -> np.ndarray:
+    """The L1's access log of the three-warp example (:func:`stores_after_load`) after a warm-up."""
     warm = KernelBuilder("warm", (1,), (32,))
     warm.load(0x8, np.where(np.arange(32) < 16, 1, 2) * LINE)
-    tm, _ = run([warm, stores_after_load([3, 120, 120], [50, 1, 2])], gpu(scheduler=scheduler))
-    log = tm.access_log()
+    tm, _ = run([warm, stores_after_load([3, 120, 120], [50, 1, 2])], gpu(scheduler=scheduler, **machine))
+    return tm.access_log()
+
+
+def store_warps(log: np.ndarray) -> list[int]:
+    """The warps of an access log's stores, in order."""
     stores = log[log[:, 3] == 2]
     return ((stores[:, 2] - 1000) // 1000).tolist()
 
@@ -230,6 +239,17 @@ def test_issue_orders_gto_lrr_oldest():
     assert oldest[:3] == [1, 1, 1] and oldest.index(0) < 100 and oldest[oldest.index(0):][:3] == [0, 0, 0]
     # LRR: warps 1 and 2 alternate.
     assert lrr[:6] == [1, 2, 1, 2, 1, 2]
+
+
+@pytest.mark.parametrize("scheduler", ["gto", "oldest"])
+def test_resident_warp_mask_and_slot_scan_choose_alike(scheduler):
+    # With at most 62 slots a scheduler walks its resident warps through a mask (sched_active),
+    # beyond that it scans every slot: the same warps, so the same cycle-by-cycle log. A warp left
+    # out of the mask would only ever issue as gto's greedy choice.
+    masked = issue_log(scheduler, max_warps_per_sm=62)
+    scanned = issue_log(scheduler, max_warps_per_sm=63)
+    assert len(masked) > 240 and np.array_equal(masked, scanned)
+    assert store_warps(masked) == issue_order(scheduler)
 
 
 def test_littles_law_bounds_streaming_throughput():

@@ -83,12 +83,14 @@ from golden.cache.hooks import (
 )
 from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
+from golden.gpu.bits import trailing_zeros
 from golden.gpu.queues import (
     NEVER,
     event_advance,
     event_due,
     event_pop,
-    event_push,
+    event_push_far,
+    event_push_near,
     event_top_time,
     map_del,
     map_find,
@@ -264,7 +266,10 @@ def _flits(K, nbytes):
 
 def _event(S, time, kind, payload):
     value = (np.int64(kind) << _EV_SHIFT) | payload
-    if not event_push(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta, time, value):
+    done = event_push_near(S.ev_node, S.ev_bucket, S.ev_meta, time, value)
+    if done < 0:
+        event_push_far(S.ev_ovf, S.ev_meta, time, value)
+    elif done == 0:
         S.sc[S_STATUS] = DEADLOCK
         S.sc[S_BLOCKED_KIND] = 6
 
@@ -1565,6 +1570,18 @@ def _inject(K, S, t, sm):
 # -- warps, CTAs and schedulers ---------------------------------------------------------
 
 
+def _mark_active(K, S, g, active):
+    """Slot ``g`` starts or stops holding a warp: its bit in its scheduler's ``sched_active`` mask."""
+    n_sched = K[K_N_SCHED]
+    w = g % K[K_SLOTS]
+    k = (g // K[K_SLOTS]) * n_sched + w % n_sched
+    bit = np.int64(1) << (w // n_sched)
+    if active:
+        S.sched_active[k] |= bit
+    else:
+        S.sched_active[k] &= ~bit
+
+
 def _retire_if_done(K, S, g):
     """Retire slot ``g`` if it issued everything, its loads are back and the LD/ST unit is done with it.
 
@@ -1585,20 +1602,22 @@ def _retire(K, S, g):
     sm = g // K[K_SLOTS]
     S.sm[M_WAKE, sm] = WAKE_ALL
     S.w[W_W_ACTIVE, g] = False
+    _mark_active(K, S, g, False)
     S.w[W_CTL_GWARP, g] = -1
     # A warp's exit ends the load blocks (BLOCK_LOADS) of the SM's other warps: the policy that set
     # them (CCWS) stacked the warps with this one among them and decides again at the SM's next L1
     # access. Its public code restacks every cycle; without this an SM whose unblocked warps have
     # all exited keeps the rest blocked until its next L1 event, or, when none comes, until the whole
     # GPU idles and the loop releases every block (_unblock; docs/policies/ciao18.md).
-    base = sm * K[K_SLOTS]
-    for w2 in range(K[K_SLOTS]):
-        if S.w[W_CTL_BLOCKED, base + w2] == BLOCK_LOADS:
-            S.w[W_CTL_BLOCKED, base + w2] = UNBLOCKED
     # With no block counted or pending (a policy's change sets ctl_changed), no resident warp is
-    # blocked and every slot's w_stall_t is 0, as a count would leave them: skipped (PVC's warps live
-    # for about ten instructions, and a count scans the SM's slots).
+    # blocked and every slot's w_stall_t is 0, as a count would leave them, and no slot is load-blocked
+    # (CCWS blocks resident warps only, and a warp leaves its slot here): both scans are skipped
+    # (PVC's warps live for about ten instructions, and each scans the SM's slots).
     if S.sm[M_CTL_NBLOCKED, sm] > 0 or S.sm[M_CTL_CHANGED, sm]:
+        base = sm * K[K_SLOTS]
+        for w2 in range(K[K_SLOTS]):
+            if S.w[W_CTL_BLOCKED, base + w2] == BLOCK_LOADS:
+                S.w[W_CTL_BLOCKED, base + w2] = UNBLOCKED
         _count_blocked(K, S, sm)
     S.sm[M_CTL_RESIDENT, sm] -= 1
     S.sm[M_SM_WARPS, sm] -= 1
@@ -1630,6 +1649,8 @@ def _release_stalled(K, S, sm):
     next exit that leaves the SM so again. The policy hears of it as of any block the timing model
     clears.
     """
+    if S.sm[M_CTL_NBLOCKED, sm] == 0 and not S.sm[M_CTL_CHANGED, sm]:
+        return  # no warp blocked, none pending (_retire): the scan below would return at once
     base = sm * K[K_SLOTS]
     n = np.int64(0)
     last = np.int64(-1)
@@ -1726,6 +1747,7 @@ def _dispatch(K, S, P, sm):
         g = sm * K[K_SLOTS] + w
         gw = cta * K[K_WPC] + k
         S.w[W_W_ACTIVE, g] = True
+        _mark_active(K, S, g, True)
         S.w[W_W_CTA, g] = slot_c
         S.w[W_W_CTA_ID, g] = cta
         S.w[W_W_WARP, g] = k
@@ -1871,24 +1893,40 @@ def _pick(K, S, P, sm, s):
                 return w
             worst = max(worst, why)
         return -worst
-    # gto's fallback and oldest: the ready warp with the lowest (priority, age). Once one is ready,
-    # a warp no older cannot be chosen and the reasons are not wanted (a stall's reason is asked
-    # only when no warp is ready): it is not asked (session 59: _why was most of _pick's work).
+    # gto's fallback and oldest: the ready warp with the lowest (priority, age) (_oldest_ready). A
+    # slot with no warp gives the least reason (WHY_NONE, where worst starts): only the resident
+    # warps are asked, in slot order, through the scheduler's mask of them when it has at most 62
+    # slots (the scan over every slot costs about 25 instructions a slot; PVC's SMs hold few warps).
     best = np.int64(-1)
-    for i in range(m):
-        w = s + i * n_sched
-        g = base + w
-        if best >= 0 and not (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best],
-                                                                  W[W_W_AGE, base + best]):
-            continue
-        why = _why(K, W, M, op, space, sm, g)
-        if why == OK:
-            best = w
-        elif best < 0:
-            worst = max(worst, why)
+    if m <= 62:
+        resident = S.sched_active[sm * n_sched + s]
+        while resident != 0:
+            i = trailing_zeros(resident)
+            resident &= resident - 1
+            best, worst = _oldest_ready(K, W, M, op, space, sm, base, s + i * n_sched, best, worst)
+    else:
+        for i in range(m):
+            if W[W_W_ACTIVE, base + s + i * n_sched]:
+                best, worst = _oldest_ready(K, W, M, op, space, sm, base, s + i * n_sched, best, worst)
     if best >= 0:
         return best
     return -worst
+
+
+def _oldest_ready(K, W, M, op, space, sm, base, w, best, worst):
+    """gto's fallback and oldest, one resident slot ``w`` on: the ready warp with the lowest (priority,
+    age) so far and, while none is ready, the worst reason. A warp no older than a ready one is not
+    asked (a stall's reason is wanted only when no warp is ready)."""
+    g = base + w
+    if best >= 0 and not (W[W_CTL_PRIO, g], W[W_W_AGE, g]) < (W[W_CTL_PRIO, base + best],
+                                                              W[W_W_AGE, base + best]):
+        return best, worst
+    why = _why(K, W, M, op, space, sm, g)
+    if why == OK:
+        return w, worst
+    if best < 0:
+        return best, max(worst, why)
+    return best, worst
 
 
 def _two_level(K, W, M, op, space, sm, s, m):
@@ -2029,13 +2067,18 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
 
 
 def _loop(buf, K, S, P, h1, h2, h3, budget):
-    t = S.sc[S_CYCLE]
+    # The SM table, the counters and the scalars in locals: read through S, each use after a store
+    # reads their descriptors again (a store to any int64 array may alias them); a local may not be.
+    M = S.sm
+    C = S.c
+    SC = S.sc
+    t = SC[S_CYCLE]
     stop = t + budget
     n_sm = K[K_N_SM]
     n_sched = K[K_N_SCHED]
     while t < stop:
-        S.sc[S_CYCLE] = t
-        S.c[C_LOOP_CYCLES] += 1
+        SC[S_CYCLE] = t
+        C[C_LOOP_CYCLES] += 1
         busy = False
         event_advance(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta, t)
         while event_due(S.ev_bucket, S.ev_meta):
@@ -2049,8 +2092,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     S.part[P_Q_HEAD, part] = nxt
                     S.part[P_Q_N, part] -= 1
                     busy = True
-        if S.sc[S_DISPATCH]:
-            S.sc[S_DISPATCH] = 0
+        if SC[S_DISPATCH]:
+            SC[S_DISPATCH] = 0
             # Round robin over the SMs, one CTA each per turn, until none fits: every CTA that
             # fits starts this cycle (as in the interleaver's waves).
             started = True
@@ -2064,59 +2107,59 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 _release_stalled(K, S, sm)  # a CTA left an SM and none came in its place
         issued_any = False
         for sm in range(n_sm):
-            if S.sm[M_QUIET_FROM, sm] >= 0:
-                if t < S.sm[M_QUIET_UNTIL, sm] and not _prompted(S, sm):
+            if M[M_QUIET_FROM, sm] >= 0:
+                if t < M[M_QUIET_UNTIL, sm] and not _prompted(S, sm):
                     continue  # still quiet: its cycles are settled later (_settle)
                 _rouse(K, S, sm)
-            if S.sm[M_SM_WARPS, sm] == 0 and S.sm[M_MQ_N, sm] == 0 and S.sm[M_LD_SLOT, sm] < 0 \
-                    and S.sm[M_LQ_N, sm] == 0:
+            if M[M_SM_WARPS, sm] == 0 and M[M_MQ_N, sm] == 0 and M[M_LD_SLOT, sm] < 0 \
+                    and M[M_LQ_N, sm] == 0:
                 # An idle SM: its schedulers have no warp.
-                S.c[C_SLOT_CYCLES] += K[K_SLOTS]
-                S.c[C_ISSUE_CYCLES] += n_sched
-                S.c[C_STALL_NONE] += n_sched
+                C[C_SLOT_CYCLES] += K[K_SLOTS]
+                C[C_ISSUE_CYCLES] += n_sched
+                C[C_STALL_NONE] += n_sched
                 continue
             worked = False  # for loop_sm_cycles_idle
-            if S.sm[M_MQ_N, sm] > 0 and _inject(K, S, t, sm):
+            if M[M_MQ_N, sm] > 0 and _inject(K, S, t, sm):
                 busy = True
                 worked = True
             # GPGPU-Sim's order: the lookups at the head of the l1_latency queue, then the LD/ST
             # unit's new requests into it.
-            if S.sm[M_LQ_N, sm] > 0 and _lookups(buf, K, S, h1, h2, h3, t, sm, P):
+            if M[M_LQ_N, sm] > 0 and _lookups(buf, K, S, h1, h2, h3, t, sm, P):
                 busy = True
                 worked = True
-            if S.sm[M_LD_SLOT, sm] >= 0:
-                row = S.sm[M_LD_ROW, sm]
+            if M[M_LD_SLOT, sm] >= 0:
+                row = M[M_LD_ROW, sm]
                 end = P.req_ptr[row + 1]
                 for _ in range(K[K_L1_PORTS]):
-                    i = S.sm[M_LD_NEXT, sm]
+                    i = M[M_LD_NEXT, sm]
                     if i >= end:
                         break
-                    if not _l1_send(buf, K, S, h1, h2, h3, t, sm, S.sm[M_LD_SLOT, sm], row, i, P):
+                    if not _l1_send(buf, K, S, h1, h2, h3, t, sm, M[M_LD_SLOT, sm], row, i, P):
                         break
-                    S.sm[M_LD_NEXT, sm] = i + 1
-                    S.sm[M_LD_FAIL, sm] = 0
-                    S.sm[M_LD_ASKED, sm] = -1
+                    M[M_LD_NEXT, sm] = i + 1
+                    M[M_LD_FAIL, sm] = 0
+                    M[M_LD_ASKED, sm] = -1
                     busy = True
                     worked = True
-                if S.sm[M_LD_NEXT, sm] >= end:
-                    g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
-                    S.sm[M_LD_SLOT, sm] = -1
-                    S.sm[M_WAKE, sm] = WAKE_ALL
+                if M[M_LD_NEXT, sm] >= end:
+                    g = sm * K[K_SLOTS] + M[M_LD_SLOT, sm]
+                    M[M_LD_SLOT, sm] = -1
+                    M[M_WAKE, sm] = WAKE_ALL
                     _ldst_next(K, S, P, sm)  # it sends from the next cycle, as an instruction just issued
                     if S.w[W_W_ACTIVE, g]:
                         _retire_if_done(K, S, g)
-            if S.sm[M_SM_ELIG_DIRTY, sm] or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm]:
-                S.sm[M_SM_LIMIT_SEEN, sm] = S.sm[M_CTL_LIMIT, sm]
-                _eligibility(K, S.w, S.sm, sm)
-                S.sm[M_WAKE, sm] = WAKE_ALL
-            if S.sm[M_CTL_CHANGED, sm]:
+            if M[M_SM_ELIG_DIRTY, sm] or M[M_CTL_LIMIT, sm] != M[M_SM_LIMIT_SEEN, sm]:
+                M[M_SM_LIMIT_SEEN, sm] = M[M_CTL_LIMIT, sm]
+                _eligibility(K, S.w, M, sm)
+                M[M_WAKE, sm] = WAKE_ALL
+            if M[M_CTL_CHANGED, sm]:
                 # A policy hook blocked or unblocked one of the SM's warps (SchedulerControl.changed).
-                S.sm[M_CTL_CHANGED, sm] = 0
-                S.sm[M_WAKE, sm] = WAKE_ALL
+                M[M_CTL_CHANGED, sm] = 0
+                M[M_WAKE, sm] = WAKE_ALL
                 _count_blocked(K, S, sm)
             _sm_cycles(S, sm, np.int64(1))
-            S.c[C_LOOP_SM_CYCLES] += 1
-            S.c[C_SLOT_CYCLES] += K[K_SLOTS]
+            C[C_LOOP_SM_CYCLES] += 1
+            C[C_SLOT_CYCLES] += K[K_SLOTS]
             # A scheduler that found no warp to issue sleeps until something that can make a warp
             # ready happens in its SM (a load returns, a barrier opens, the LD/ST unit frees, a CTA
             # starts or retires, a policy blocks or unblocks a warp): until then it stalls for the
@@ -2128,20 +2171,20 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 if s >= n_sched:
                     s -= n_sched
                 k = sm * n_sched + s
-                S.c[C_ISSUE_CYCLES] += 1
+                C[C_ISSUE_CYCLES] += 1
                 # Read per scheduler: an earlier scheduler's issue this cycle may wake a later one
                 # (the last warp to reach a barrier releases the others).
-                wake = (S.sm[M_WAKE, sm] >> s) & 1
-                S.sm[M_WAKE, sm] &= ~(np.int64(1) << s)
+                wake = (M[M_WAKE, sm] >> s) & 1
+                M[M_WAKE, sm] &= ~(np.int64(1) << s)
                 if S.sched_sleep[k] > 0 and not wake:
                     if K[K_SELF_CHECK]:
                         _check_asleep(K, S, P, sm, s, S.sched_sleep[k])
-                    S.c[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
+                    C[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
                     continue
                 w = np.int64(-1)
                 last = S.sched_last[k]
                 if K[K_SCHED] == 1 and last >= 0 \
-                        and _why(K, S.w, S.sm, P.op, P.space, sm, sm * K[K_SLOTS] + last) == OK:
+                        and _why(K, S.w, M, P.op, P.space, sm, sm * K[K_SLOTS] + last) == OK:
                     w = last  # gto's greedy choice, checked here: most cycles' pick, without a call
                 else:
                     w = _pick(K, S, P, sm, s)
@@ -2153,25 +2196,25 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     worked = True
                 else:
                     S.sched_sleep[k] = -w
-                    S.c[C_STALL_NONE - 1 - w] += 1
+                    C[C_STALL_NONE - 1 - w] += 1
             # Each scheduler cleared its own bit; WAKE_ALL's bits above them wake no one and would
             # keep the SM from going quiet (_prompted).
-            S.sm[M_WAKE, sm] &= (np.int64(1) << n_sched) - 1
+            M[M_WAKE, sm] &= (np.int64(1) << n_sched) - 1
             # The warps able to issue at the end of the cycle's issue count for the cycle.
             _window_cycles(S, sm, t, np.int64(1))
             if not worked:
-                S.c[C_LOOP_SM_IDLE] += 1
+                C[C_LOOP_SM_IDLE] += 1
             _quiet(K, S, sm, t)
         if issued_any:
             busy = True
-        if t >= S.sc[S_SERIES_NEXT]:
+        if t >= SC[S_SERIES_NEXT]:
             _series(K, S, t)
-        if S.sc[S_RETIRED] == K[K_N_CTAS] and S.sc[S_INFLIGHT] == 0 and S.ev_meta[0] == 0:
-            S.sc[S_CYCLE] = t + 1
-            S.sc[S_STATUS] = FINISHED
+        if SC[S_RETIRED] == K[K_N_CTAS] and SC[S_INFLIGHT] == 0 and S.ev_meta[0] == 0:
+            SC[S_CYCLE] = t + 1
+            SC[S_STATUS] = FINISHED
             _settle_all(K, S, t + 1)
             return
-        if S.sc[S_STATUS] == DEADLOCK:
+        if SC[S_STATUS] == DEADLOCK:
             _settle_all(K, S, t + 1)
             return
         if busy:
@@ -2180,17 +2223,17 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
         # Nothing happened: nothing will until the next event or a free injection port.
         nxt = event_top_time(S.ev_node, S.ev_bucket, S.ev_ovf, S.ev_meta)
         for sm in range(n_sm):
-            if S.sm[M_MQ_N, sm] > 0 and _inject_time(K, S, sm) < nxt:
+            if M[M_MQ_N, sm] > 0 and _inject_time(K, S, sm) < nxt:
                 nxt = max(_inject_time(K, S, sm), t + 1)
             # A pipeline head not yet due is looked up when it is; one that failed this cycle waits
             # for an event or an injection, like the LD/ST unit.
-            if S.sm[M_LQ_N, sm] > 0 and t < _lq_ready(K, S, sm) < nxt:
+            if M[M_LQ_N, sm] > 0 and t < _lq_ready(K, S, sm) < nxt:
                 nxt = _lq_ready(K, S, sm)
         if nxt >= NEVER and _unblock(K, S):
             nxt = t + 1  # only policy-blocked warps could go on: they are released
         if nxt >= NEVER:
-            S.sc[S_STATUS] = DEADLOCK
-            S.sc[S_CYCLE] = t
+            SC[S_STATUS] = DEADLOCK
+            SC[S_CYCLE] = t
             _settle_all(K, S, t + 1)
             _blame(K, S)
             return
@@ -2200,25 +2243,25 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             # Idle cycles: every scheduler stalls for the reason it gave this cycle (a quiet SM's
             # are settled later).
             for sm in range(n_sm):
-                if S.sm[M_QUIET_FROM, sm] >= 0:
+                if M[M_QUIET_FROM, sm] >= 0:
                     continue
                 _retries(S, sm, skip)
                 _sm_cycles(S, sm, skip)
                 _window_cycles(S, sm, t + 1, skip)
-                S.c[C_SLOT_CYCLES] += skip * K[K_SLOTS]
+                C[C_SLOT_CYCLES] += skip * K[K_SLOTS]
                 for s in range(n_sched):
                     # Nothing issued this cycle: every scheduler of an SM with warps is asleep, on
                     # the reason a scan would give now (the self-check scans).
                     k = sm * n_sched + s
-                    why = S.sched_sleep[k] if S.sm[M_SM_WARPS, sm] > 0 else np.int64(WHY_NONE)
+                    why = S.sched_sleep[k] if M[M_SM_WARPS, sm] > 0 else np.int64(WHY_NONE)
                     if K[K_SELF_CHECK]:
                         _check_asleep(K, S, P, sm, s, why)
-                    S.c[C_ISSUE_CYCLES] += skip
-                    S.c[C_STALL_NONE - 1 + why] += skip
-            while S.sc[S_SERIES_NEXT] < nxt:
-                _series(K, S, S.sc[S_SERIES_NEXT])
+                    C[C_ISSUE_CYCLES] += skip
+                    C[C_STALL_NONE - 1 + why] += skip
+            while SC[S_SERIES_NEXT] < nxt:
+                _series(K, S, SC[S_SERIES_NEXT])
         t = nxt
-    S.sc[S_CYCLE] = t
+    SC[S_CYCLE] = t
     _settle_all(K, S, t)
 
 
@@ -2373,7 +2416,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event, _smem_install,
               _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _dispatch, _why, _limit, _eligible,
-              _eligibility, _pick, _two_level, _ldst_start, _ldst_next, _issue, _handle, _series, _unblock,
+              _eligibility, _pick, _oldest_ready, _two_level, _mark_active, _ldst_start, _ldst_next, _issue,
+              _handle, _series, _unblock,
               _blame, _loop)
 
 
@@ -2383,9 +2427,10 @@ def _globals(hooked: bool) -> dict:
     names = dict(engine.family_globals(hooked))
     names.update({k: v for k, v in globals().items() if k.isupper() or k.startswith(("K_", "C_", "S_"))})
     names.update(Access=Access, at_level=at_level, np=np, NEVER=NEVER, event_advance=event_advance,
-                 event_due=event_due, event_pop=event_pop, event_push=event_push,
+                 event_due=event_due, event_pop=event_pop, event_push_near=event_push_near,
+                 event_push_far=event_push_far,
                  event_top_time=event_top_time, map_del=map_del, map_find=map_find, map_put=map_put,
-                 level_refs=level_refs, by_ref=by_ref, frozen=frozen)
+                 level_refs=level_refs, by_ref=by_ref, frozen=frozen, trailing_zeros=trailing_zeros)
     return names
 
 
@@ -2457,8 +2502,11 @@ def _build(fn, family: str, where: dict, special: Specialisation | None, name: s
 
 
 def _inline(fn) -> str:
-    # The per-warp issue check runs for every warp slot every cycle: inlined.
-    return "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits) else "never"
+    # The per-warp issue check runs for every warp slot every cycle: inlined; so are the issue and
+    # the quiet check, each called once or twice an SM-cycle from the loop alone (a call's
+    # arguments and saved registers cost about as much as their common paths).
+    return "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits, _issue,
+                              _quiet, _l1_lookup, _oldest_ready, _mark_active) else "never"
 
 
 def _compile(family: str, hooks: list | None, special: Specialisation | None = None):

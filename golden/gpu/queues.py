@@ -29,8 +29,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["new_events", "event_push", "event_advance", "event_due", "event_pop", "event_top_time",
-           "map_find", "map_put", "map_del", "map_size", "NEVER", "WHEEL"]
+__all__ = ["new_events", "event_push", "event_push_near", "event_push_far", "event_advance", "event_due",
+           "event_pop", "event_top_time", "map_find", "map_put", "map_del", "map_size", "NEVER", "WHEEL"]
 
 #: Cycles the wheel reaches ahead of the queue's clock (a power of two).
 WHEEL = 4096
@@ -115,19 +115,42 @@ def _append(node, bucket, meta, time, value):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def event_push(node, bucket, ovf, meta, time, value):
-    """Add an event at ``time``; returns False when the queue is full (or ``time`` is before the clock)."""
+def event_push_near(node, bucket, meta, time, value):
+    """Add an event at ``time`` if the wheel reaches it: 1; 0 when the queue is full (or ``time`` is
+    before the clock); -1, with nothing done, when it lies further ahead (:func:`event_push_far`).
+
+    The overflow heap is not an argument: a caller that holds the queue in a structure reads the
+    heap's descriptor only on the rare far path (read before the wheel's stores, it would be read
+    for every event: they may alias).
+    """
     # A node for every queued event, so one is free whenever an overflow event joins the wheel.
     if meta[_COUNT] >= node.shape[1] or time < meta[_CLOCK]:
-        return False
+        return 0
+    if time - meta[_CLOCK] >= WHEEL:
+        return -1
+    meta[_COUNT] += 1
+    meta[_SEQ] += 1
+    _append(node, bucket, meta, time, value)
+    return 1
+
+
+@nb.njit(cache=True, nogil=True)
+def event_push_far(ovf, meta, time, value):
+    """Add an event beyond the wheel's reach (:func:`event_push_near` gave -1) to the overflow heap."""
     meta[_COUNT] += 1
     seq = meta[_SEQ]
     meta[_SEQ] = seq + 1
-    if time - meta[_CLOCK] < WHEEL:
-        _append(node, bucket, meta, time, value)
-    else:
-        _ovf_push(ovf, meta, time, seq, value)
-    return True
+    _ovf_push(ovf, meta, time, seq, value)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def event_push(node, bucket, ovf, meta, time, value):
+    """Add an event at ``time``; returns False when the queue is full (or ``time`` is before the clock)."""
+    done = event_push_near(node, bucket, meta, time, value)
+    if done < 0:
+        event_push_far(ovf, meta, time, value)
+        return True
+    return done == 1
 
 
 @nb.njit(cache=True, nogil=True, inline="always")

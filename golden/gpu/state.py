@@ -37,10 +37,11 @@ ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_pt
 #: (``int64[fields, entries]``), then the queues, maps, counters and outputs. ``rpend`` and
 #: ``rstop`` are per instruction row of the running kernel under the ``registers`` dependence rule
 #: (line requests of a load still outstanding, and the position of its consumer; ``kernel_rows``),
-#: one entry otherwise.
+#: one entry otherwise. ``sched_active`` has per SM and scheduler the mask of its resident warps: bit
+#: ``i`` for slot ``scheduler + i * schedulers_per_sm`` (used when a scheduler has at most 62 slots).
 TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
-    "sched_last", "sched_sleep", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys", "l2_vals",
-    "l2_map_size", "l1_sec", "l2_sec",
+    "sched_last", "sched_sleep", "sched_active", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys",
+    "l2_vals", "l2_map_size", "l1_sec", "l2_sec",
     "rq_meta", "wt_meta", "ev_node", "ev_bucket", "ev_ovf", "ev_meta", "c", "sc", "series", "log", "rpend",
     "rstop"))
 
@@ -242,6 +243,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state = TimingState(
         **arrays, sched_last=np.full(int(n_sm * k[_K["n_sched"]]), -1, np.int64),
         sched_sleep=np.zeros(int(n_sm * k[_K["n_sched"]]), np.int64),
+        sched_active=np.zeros(int(n_sm * k[_K["n_sched"]]), np.int64),
         mq=np.zeros(int(n_sm * mq), np.int64), l1_keys=np.full(int(n_sm * l1_map), -1, np.int64),
         l1_vals=np.zeros(int(n_sm * l1_map), np.int64), l1_map_size=np.int64(l1_map),
         l2_keys=np.full(int(n_part * l2_map), -1, np.int64), l2_vals=np.zeros(int(n_part * l2_map), np.int64),
@@ -329,6 +331,7 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     state.smem[row("smem", "x_tag")] = -1
     state.sched_last[:] = -1
     state.sched_sleep[:] = 0
+    state.sched_active[:] = 0
     state.sm[row("sm", "quiet_from")] = -1
     state.sm[row("sm", "sm_elig_dirty")] = 1
     sc = state.sc
