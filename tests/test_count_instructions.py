@@ -82,7 +82,7 @@ def test_the_child_prints_the_loops_counts_and_its_functions(capsys, tmp_path):
     assert got["cycles"] >= got["gpu_cycles"] and got["instructions"] > 0 and got["seconds"] > 0
     table = json.loads(symbols.read_text())
     names = {name for _, _, name in table}
-    assert {"_loop", "_l1_lookup", "_l1_fill", "_pick"} <= names
+    assert {"_loop", "_l1_send", "_l1_fill", "_pick"} <= names  # _l1_lookup is inlined into _l1_send
     # Sorted by address, each function's code before the next one's.
     assert all(a + size <= b for (a, size, _), (b, _, _) in zip(table, table[1:], strict=False))
 

@@ -521,6 +521,7 @@ def test_an_sm_left_with_only_stalled_warps_releases_them():
         for slot in (0, 1, 2, 3, slots + 1):
             s.w[core.W_W_ACTIVE, slot] = 1
         s.w[core.W_CTL_BLOCKED, [1, 2, slots + 1]] = layout.BLOCK_ALL
+        s.sm[core.M_CTL_CHANGED, [0, 1]] = 1  # as a policy's hook says when it blocks (set_blocked)
         s.w[core.W_W_DONE, 3] = 1  # unblocked, but it has nothing left to issue
         if free_left:
             s.w[core.W_CTL_BLOCKED, 2] = layout.UNBLOCKED
@@ -554,6 +555,8 @@ def test_stalled_release_last_reactivates_the_warp_stalled_last_only():
             s.w[core.W_W_ACTIVE, slot] = 1
         s.w[core.W_CTL_BLOCKED, [1, 2, 3]] = layout.BLOCK_ALL
         s.w[core.W_W_STALL_T, [1, 2, 3]] = stamps
+        s.sm[core.M_CTL_NBLOCKED, 0] = 3  # counted, or pending (ctl_changed) when a stamp is 0
+        s.sm[core.M_CTL_CHANGED, 0] = int(0 in stamps)
         s.sm[core.M_CTL_RESIDENT, 0] = s.sm[core.M_SM_WARPS, 0] = 4
         s.cta[core.T_CTA_LIVE, 0] = 4
         s.w[core.W_CTL_BLOCKED, 0] = layout.UNBLOCKED
