@@ -245,10 +245,11 @@ def test_issue_orders_gto_lrr_oldest():
 def test_resident_warp_mask_and_slot_scan_choose_alike(scheduler):
     # With at most 62 slots a scheduler walks its resident warps through a mask (sched_active),
     # beyond that it scans every slot: the same warps, so the same cycle-by-cycle log. A warp left
-    # out of the mask would only ever issue as gto's greedy choice.
+    # out of the mask would only ever issue as gto's greedy choice. 128 slots: slots past the
+    # mask's reach are left out of it (no shift past bit 63).
     masked = issue_log(scheduler, max_warps_per_sm=62)
-    scanned = issue_log(scheduler, max_warps_per_sm=63)
-    assert len(masked) > 240 and np.array_equal(masked, scanned)
+    for scanned in (issue_log(scheduler, max_warps_per_sm=63), issue_log(scheduler, max_warps_per_sm=128)):
+        assert len(masked) > 240 and np.array_equal(masked, scanned)
     assert store_warps(masked) == issue_order(scheduler)
 
 

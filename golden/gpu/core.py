@@ -210,6 +210,9 @@ PACKET_HEADER = 8
 # and FIFO never choose it while an unreserved way is left.
 RESERVED = np.int64(1) << 62
 RESERVED_STAMP = np.int64(1) << 58
+# A scheduler with at most this many warp slots finds its resident warps through a mask of them
+# (sched_active, one int64 per scheduler); one with more scans its slots.
+MASK_SLOTS = 62
 
 
 def _popcount(x):
@@ -1574,12 +1577,21 @@ def _mark_active(K, S, g, active):
     """Slot ``g`` starts or stops holding a warp: its bit in its scheduler's ``sched_active`` mask."""
     n_sched = K[K_N_SCHED]
     w = g % K[K_SLOTS]
+    i = w // n_sched
+    if i >= MASK_SLOTS:
+        return  # its scheduler scans its slots (_pick); a shift past 63 would be undefined
     k = (g // K[K_SLOTS]) * n_sched + w % n_sched
-    bit = np.int64(1) << (w // n_sched)
+    bit = np.int64(1) << i
     if active:
         S.sched_active[k] |= bit
     else:
         S.sched_active[k] &= ~bit
+
+
+def _blocks_possible(S, sm):
+    """Whether a warp of ``sm`` may be policy-blocked: some block counted (``ctl_nblocked``) or one
+    set since the last count (``ctl_changed``, which every block sets: ``set_blocked``)."""
+    return S.sm[M_CTL_NBLOCKED, sm] > 0 or S.sm[M_CTL_CHANGED, sm] != 0
 
 
 def _retire_if_done(K, S, g):
@@ -1613,7 +1625,7 @@ def _retire(K, S, g):
     # blocked and every slot's w_stall_t is 0, as a count would leave them, and no slot is load-blocked
     # (CCWS blocks resident warps only, and a warp leaves its slot here): both scans are skipped
     # (PVC's warps live for about ten instructions, and each scans the SM's slots).
-    if S.sm[M_CTL_NBLOCKED, sm] > 0 or S.sm[M_CTL_CHANGED, sm]:
+    if _blocks_possible(S, sm):
         base = sm * K[K_SLOTS]
         for w2 in range(K[K_SLOTS]):
             if S.w[W_CTL_BLOCKED, base + w2] == BLOCK_LOADS:
@@ -1649,8 +1661,8 @@ def _release_stalled(K, S, sm):
     next exit that leaves the SM so again. The policy hears of it as of any block the timing model
     clears.
     """
-    if S.sm[M_CTL_NBLOCKED, sm] == 0 and not S.sm[M_CTL_CHANGED, sm]:
-        return  # no warp blocked, none pending (_retire): the scan below would return at once
+    if not _blocks_possible(S, sm):
+        return  # the scan below would return at once
     base = sm * K[K_SLOTS]
     n = np.int64(0)
     last = np.int64(-1)
@@ -1868,12 +1880,10 @@ def _pick(K, S, P, sm, s):
     base = sm * K[K_SLOTS]
     last = last_of[sm * n_sched + s]
     policy = K[K_SCHED]
-    worst = np.int64(WHY_NONE)
-    if policy == 1 and last >= 0:  # gto: greedy on the last warp
-        why = _why(K, W, M, op, space, sm, base + last)
-        if why == OK:
-            return last
-        worst = max(worst, why)
+    why = _greedy_why(K, W, M, op, space, sm, last)
+    if why == OK:
+        return last
+    worst = why  # WHY_NONE, the least reason, unless gto's last warp gave another
     if policy == 0 or policy == 3:  # lrr (and two-level's active set): round robin after the last
         start = 0 if last < 0 else last // n_sched + 1
         if policy == 3:
@@ -1895,10 +1905,11 @@ def _pick(K, S, P, sm, s):
         return -worst
     # gto's fallback and oldest: the ready warp with the lowest (priority, age) (_oldest_ready). A
     # slot with no warp gives the least reason (WHY_NONE, where worst starts): only the resident
-    # warps are asked, in slot order, through the scheduler's mask of them when it has at most 62
-    # slots (the scan over every slot costs about 25 instructions a slot; PVC's SMs hold few warps).
+    # warps are asked, in slot order, through the scheduler's mask of them when it has at most
+    # MASK_SLOTS slots (the scan over every slot costs about 25 instructions a slot; PVC's SMs hold
+    # few warps).
     best = np.int64(-1)
-    if m <= 62:
+    if m <= MASK_SLOTS:
         resident = S.sched_active[sm * n_sched + s]
         while resident != 0:
             i = trailing_zeros(resident)
@@ -1911,6 +1922,14 @@ def _pick(K, S, P, sm, s):
     if best >= 0:
         return best
     return -worst
+
+
+def _greedy_why(K, W, M, op, space, sm, last):
+    """gto's greedy choice: OK when the scheduler's last warp (slot ``last`` of ``sm``) may issue again,
+    else why not; ``WHY_NONE``, the least reason, for another scheduler or no last warp."""
+    if K[K_SCHED] != 1 or last < 0:
+        return np.int64(WHY_NONE)
+    return np.int64(_why(K, W, M, op, space, sm, sm * K[K_SLOTS] + last))
 
 
 def _oldest_ready(K, W, M, op, space, sm, base, w, best, worst):
@@ -2181,12 +2200,9 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                         _check_asleep(K, S, P, sm, s, S.sched_sleep[k])
                     C[C_STALL_NONE - 1 + S.sched_sleep[k]] += 1
                     continue
-                w = np.int64(-1)
-                last = S.sched_last[k]
-                if K[K_SCHED] == 1 and last >= 0 \
-                        and _why(K, S.w, M, P.op, P.space, sm, sm * K[K_SLOTS] + last) == OK:
-                    w = last  # gto's greedy choice, checked here: most cycles' pick, without a call
-                else:
+                # gto's greedy choice, checked here: most cycles' pick, without a call.
+                w = S.sched_last[k]
+                if _greedy_why(K, S.w, M, P.op, P.space, sm, w) != OK:
                     w = _pick(K, S, P, sm, s)
                 if w >= 0:
                     S.sched_sleep[k] = 0
@@ -2416,9 +2432,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event, _smem_install,
               _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _dispatch, _why, _limit, _eligible,
-              _eligibility, _pick, _oldest_ready, _two_level, _mark_active, _ldst_start, _ldst_next, _issue,
-              _handle, _series, _unblock,
-              _blame, _loop)
+              _eligibility, _pick, _greedy_why, _oldest_ready, _two_level, _mark_active, _blocks_possible,
+              _ldst_start, _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
 
 
 def _globals(hooked: bool) -> dict:
@@ -2506,7 +2521,8 @@ def _inline(fn) -> str:
     # the quiet check, each called once or twice an SM-cycle from the loop alone (a call's
     # arguments and saved registers cost about as much as their common paths).
     return "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits, _issue,
-                              _quiet, _l1_lookup, _oldest_ready, _mark_active) else "never"
+                              _quiet, _l1_lookup, _greedy_why, _oldest_ready, _mark_active,
+                              _blocks_possible) else "never"
 
 
 def _compile(family: str, hooks: list | None, special: Specialisation | None = None):
