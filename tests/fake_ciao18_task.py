@@ -11,6 +11,8 @@ import time
 
 
 def fake_task(run, scale, gpu, limits, *profile, gto=None) -> dict:
-    """Sleep briefly and say which process made ``run``, in place of simulating it."""
+    """Sleep briefly and say which process made ``run`` and what its profile inputs held, in place
+    of simulating it."""
     time.sleep(0.02)
-    return {"result": {}, "seconds": 0.02, "cpu_seconds": 0.0, "pid": os.getpid(), "workload": run.workload}
+    return {"result": {}, "seconds": 0.02, "cpu_seconds": 0.0, "pid": os.getpid(), "workload": run.workload,
+            "profile_keys": [sorted(p["result"]) for p in profile]}

@@ -23,7 +23,7 @@ from golden.experiments.ciao18 import (
     run_point,
     unbound_limit,
 )
-from golden.experiments.ciao18_runs import run_comparison
+from golden.experiments.ciao18_runs import as_made, held, longest_first, profile_input, run_comparison
 from golden.experiments.sweep.store import ResultsStore
 from golden.policies.ciao18 import STAT_NAMES
 from golden.trace.model import Workload
@@ -249,11 +249,22 @@ def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypa
     g, limits = preset("ciao18"), [2, 8, 48]
     names = ["ciao18/atax", "ciao18/bicg", "ciao18/syrk", "ciao18/mvt"]
     plans = {n: comparison_runs(n, g, limits) for n in names}
-    done = {(n, p): {"result": {}} for n in names for p in profile_runs(n, g, limits)} if profiled else {}
+    # A done profile point's record holds the run's time series; statPCAL's task gets only what
+    # chooses its token count (profile_input), not the series, in the task graph.
+    result = {"ipc": 1.0, "warp_limit": 2, "series": {"rows": [[0] * 8] * 1000}}
+    done = {(n, p): {"result": result, "cpu_seconds": 1.0} for n in names
+            for p in profile_runs(n, g, limits)} if profiled else {}
     made: list[tuple[int, str]] = []
-    ciao18_runs._on_dask(plans, 0.05, g, limits, done, lambda nr, rec: made.append((rec["pid"], nr[0])),
-                         2, None)
+    inputs = []
+
+    def file(nr, rec):
+        made.append((rec["pid"], nr[0]))
+        inputs.extend(rec["profile_keys"])
+
+    ciao18_runs._on_dask(plans, 0.05, g, limits, done, file, 2, None)
     assert len(made) == sum(map(len, plans.values())) - len(done)
+    if profiled:
+        assert inputs and all(keys == ["ipc", "warp_limit"] for keys in inputs)
     visits = {}  # each worker's benchmarks, in the order it made their runs
     for pid, name in made:
         order = visits.setdefault(pid, [])
@@ -281,3 +292,49 @@ def test_the_time_series_plots_show_ipc_active_warps_and_vta_hits_per_period(tmp
     assert p["active_warps"].tolist() == [8, 6, 4] and p["resident_warps"].tolist() == [8, 8, 8]
     paths = plot_time_series([{"workload": "ciao18/syrk", "runs": {s: run for s in SCHEDULERS}}], tmp_path)
     assert [x.name for x in paths] == ["fig9_10_syrk.png"] and paths[0].stat().st_size > 10_000
+
+
+def test_the_cluster_hands_out_the_benchmarks_whose_stored_runs_took_longest_first():
+    names = ["ciao18/atax", "ciao18/pvc", "ciao18/nn", "ciao18/ii", "ciao18/syrk"]
+    plans = {n: [Run(n, "ccws")] for n in names}
+    done = {("ciao18/atax", Run("ciao18/atax", "gto")): {"cpu_seconds": 8.0},
+            ("ciao18/atax", Run("ciao18/atax", "gto", 2)): {"cpu_seconds": 12.0},  # its longest counts
+            ("ciao18/pvc", Run("ciao18/pvc", "gto")): {"cpu_seconds": 150.0},
+            ("ciao18/ii", Run("ciao18/ii", "gto")): {"cpu_seconds": 90.0},
+            ("ciao18/gesummv", Run("ciao18/gesummv", "gto")): {"cpu_seconds": 999.0}}  # not planned
+    # nn and syrk have no run done: their cost is unknown, they come first, in their order.
+    assert longest_first(plans, done) == ["ciao18/nn", "ciao18/syrk", "ciao18/pvc", "ciao18/ii",
+                                          "ciao18/atax"]
+    assert longest_first(plans, {}) == names
+
+
+def test_statpcal_s_profile_input_chooses_the_limit_the_whole_records_choose():
+    from golden.experiments.ciao18 import best_swl
+
+    g, limits = preset("ciao18"), [2, 8, 48]
+    runs = profile_runs("ciao18/atax", g, limits)
+    series = {"columns": ["cycle"], "rows": [[i] for i in range(100)]}
+    whole = [{"result": {"ipc": ipc, "warp_limit": run.warp_limit, "cycles": 10, "series": series},
+              "cpu_seconds": 1.0} for run, ipc in zip(runs, (0.5, 0.9, 0.7), strict=True)]
+    whole[0] = {"result": {"warp_limit": 2, "ipc": 0.0, "deadlock": "barrier"}}
+    slim = [profile_input(rec) for rec in whole]
+    assert slim[1] == {"result": {"ipc": 0.9, "warp_limit": 8}}
+    assert slim[0] == whole[0]
+    chosen = best_swl(g, limits, [r["result"] for r in slim])
+    assert chosen == best_swl(g, limits, [r["result"] for r in whole]) == 8
+
+
+def test_a_comparison_holds_each_run_s_series_as_one_array_and_files_and_returns_lists(tmp_path):
+    # The comparing process keeps every run's result until the end: as lists of Python ints the
+    # 315 series at scale 1 took 4.8 GB of it (session 60's out-of-memory kill of a worker).
+    result = {"ipc": 1.5, "series": {"columns": ["cycle", "instructions"], "rows": [[0, 3], [1000, 7]]}}
+    h = held(result)
+    assert h["series"]["rows"].dtype == np.int64 and h["series"]["rows"].shape == (2, 2)
+    assert held(h) is h and as_made(h) == result and as_made(result) is result
+    empty = {"series": {"columns": ["cycle", "instructions"], "rows": []}}
+    assert held(empty)["series"]["rows"].shape == (0, 2) and as_made(held(empty)) == empty
+    deadlock = {"warp_limit": 2, "ipc": 0.0, "deadlock": "barrier"}
+    assert held(deadlock) is deadlock
+    store = ResultsStore(tmp_path / "store")
+    store.put({"key": "k1", "params": {}, "metrics": h, "seconds": 1.0})
+    assert store.get("k1")["metrics"] == result

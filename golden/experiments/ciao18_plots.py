@@ -46,7 +46,7 @@ def plot_time_series(rows: list[dict], out_dir: str | Path) -> list[Path]:
         fig, (ax1, ax2, ax3) = plt.subplots(3, 1, figsize=(8, 8), sharex=True)
         for s in ("gto", *TIME_SERIES.get(name, tuple(s for s in r["runs"] if s != "gto"))):
             run = r["runs"].get(s)
-            if run is None or not run.get("series") or not run["series"]["rows"]:
+            if run is None or not run.get("series") or len(run["series"]["rows"]) == 0:
                 continue
             p = per_period(run)
             label = s if s != "best-swl" else f"best-swl (N={run['warp_limit']})"

@@ -9,7 +9,8 @@ benchmark and builds its row (:func:`~golden.experiments.ciao18.comparison_row`)
   limit, are tasks whose inputs are the profile's tasks: Dask starts each the moment its profile is
   done, before the runs still queued, so no benchmark waits for another and the last run to finish
   is at most one run long after the others. A worker keeps the workload of its last run, and the
-  tasks are handed out so that it makes one benchmark's runs in a row (:func:`_on_dask`).
+  tasks are handed out so that it makes one benchmark's runs in a row (:func:`_on_dask`), the
+  benchmarks whose runs in the store took longest first (:func:`longest_first`).
 
 With a :class:`~golden.experiments.sweep.store.ResultsStore`, every run is filed the moment it
 finishes (by this process; a worker never writes) and a run the store already has is not made
@@ -26,6 +27,8 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+
+import numpy as np
 
 from golden.configs.loader import config_to_dict
 from golden.configs.schema import GPUConfig
@@ -185,14 +188,14 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
     for nr, key in keys.items():
         if store is not None and store.done(key):
             rec = store.get(key)
-            done[nr] = {"result": rec["metrics"], "seconds": rec.get("seconds", 0.0),
+            done[nr] = {"result": held(rec["metrics"]), "seconds": rec.get("seconds", 0.0),
                         "cpu_seconds": rec.get("cpu_seconds", 0.0)}
             out.reused += 1
             if on_done is not None:
                 on_done()
 
     def file(nr: tuple[str, Run], rec: dict) -> None:
-        done[nr] = rec
+        done[nr] = dict(rec, result=held(rec["result"]))
         out.made += 1
         out.unbound += bool(rec.get("unbound"))
         out.cpu_seconds += rec["cpu_seconds"]
@@ -216,8 +219,11 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
                     file((n, run), make_task(run, scale, gpu, limits, *profile, gto=gto))
     for n, runs in plans.items():
         try:
-            row = (profile_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits) if profile_only else
-                   comparison_row(n, gpu, lambda r, n=n: done[n, r]["result"], limits, fig12, fig11))
+            # The rows give each run's result as the run made it (its series as lists again); the
+            # workers are gone by now.
+            row = (profile_row(n, gpu, lambda r, n=n: as_made(done[n, r]["result"]), limits) if profile_only
+                   else comparison_row(n, gpu, lambda r, n=n: as_made(done[n, r]["result"]), limits, fig12,
+                                       fig11))
         except DeadlockError as e:
             out.failed[n] = str(e)
             continue
@@ -227,6 +233,57 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         out.rows.append(row)
     _LAST[0] = None  # this process's last trace (runs made here) is not kept after the comparison
     return out
+
+
+def held(result: dict) -> dict:
+    """A run's result as the comparison holds it until the end: its time series as one int64 array.
+
+    At the paper's sizes the 315 runs' series are 830 MB of JSON, and as lists of Python ints
+    they took 4.8 GB of the comparing process, which with two workers holding PVC's trace (8.7
+    and 10 GB) went past a 24 GB machine: the kernel killed a worker (session 60). As arrays they
+    take 8 bytes a number; the JSON written at the end (after the workers are gone) and the store
+    (:func:`~golden.experiments.sweep.store.ResultsStore.put`) turn them back into lists.
+    """
+    series = result.get("series")
+    if not series or isinstance(series.get("rows"), np.ndarray):
+        return result
+    rows = np.asarray(series["rows"], np.int64).reshape(-1, len(series["columns"]))
+    return dict(result, series=dict(series, rows=rows))
+
+
+def as_made(result: dict) -> dict:
+    """A result :func:`held` keeps, with its time series as lists again (as :func:`make_task` gave it)."""
+    series = result.get("series")
+    if not series or not isinstance(series.get("rows"), np.ndarray):
+        return result
+    return dict(result, series=dict(series, rows=series["rows"].tolist()))
+
+
+def profile_input(rec: dict) -> dict:
+    """What a statPCAL task reads of a Best-SWL profile point's done record (:func:`make_task`).
+
+    Only the point's IPC, limit and deadlock choose the token count (``best_swl``); a record
+    whole holds the run's time series (tens of MB at the paper's sizes), which Dask would put in
+    the task graph for every statPCAL run.
+    """
+    result = rec["result"]
+    return {"result": {k: result[k] for k in ("ipc", "warp_limit", "deadlock") if k in result}}
+
+
+def longest_first(plans: dict[str, list[Run]], done: dict) -> list[str]:
+    """The benchmarks of ``plans`` in the order their runs are handed out: longest first.
+
+    A benchmark with runs done (in the store: GTO's and Best-SWL's profile before a comparison) is
+    ranked by the CPU seconds of its longest one, so that the last runs to start are short ones and
+    neither worker idles long at the end; benchmarks with none keep their order and come first
+    (their cost is unknown).
+    """
+    cost = dict.fromkeys(plans, float("inf"))
+    for (n, _), rec in done.items():
+        if n in cost:
+            seconds = rec.get("cpu_seconds", 0.0)
+            cost[n] = seconds if cost[n] == float("inf") else max(cost[n], seconds)
+    return sorted(plans, key=cost.__getitem__, reverse=True)
 
 
 def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: Sequence[int] | None,
@@ -243,15 +300,16 @@ def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: 
         from distributed import Future, as_completed
 
         futures: dict = {}  # (name, run) -> future
-        for n, runs in plans.items():
-            for i, run in enumerate(runs):
+        for n in longest_first(plans, done):
+            for i, run in enumerate(plans[n]):
                 if (n, run) in done:
                     continue
                 # Inputs are done records or futures; Dask runs the task after its futures.
                 inputs: tuple = ()
                 after: dict = {}
                 if run.tokens:  # statPCAL: Best-SWL's profile chooses its token count
-                    inputs = tuple(done.get((n, p)) or futures[n, p] for p in profile_runs(n, gpu, limits))
+                    inputs = tuple(profile_input(done[n, p]) if (n, p) in done else futures[n, p]
+                                   for p in profile_runs(n, gpu, limits))
                 elif is_profile_point(run):  # GTO's run may make it unnecessary (make_task)
                     after = {"gto": done.get((n, Run(n, "gto"))) or futures[n, Run(n, "gto")]}
                 # A worker keeps the trace of its last run, so it should make one benchmark's runs
