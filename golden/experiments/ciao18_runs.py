@@ -239,8 +239,8 @@ def held(result: dict) -> dict:
     """A run's result as the comparison holds it until the end: its time series as one int64 array.
 
     At the paper's sizes the 315 runs' series are 830 MB of JSON, and as lists of Python ints
-    they took 4.8 GB of the comparing process, which with two workers holding PVC's trace (8.7
-    and 10 GB) went past a 24 GB machine: the kernel killed a worker (session 60). As arrays they
+    they took 4.6 GiB of the comparing process, which with two workers holding PVC's trace (8.3
+    and 9.8 GiB) went past a 23.5 GiB machine: the kernel killed a worker (session 60). As arrays they
     take 8 bytes a number; the JSON written at the end (after the workers are gone) and the store
     (:func:`~golden.experiments.sweep.store.ResultsStore.put`) turn them back into lists.
     """
@@ -278,12 +278,10 @@ def longest_first(plans: dict[str, list[Run]], done: dict) -> list[str]:
     neither worker idles long at the end; benchmarks with none keep their order and come first
     (their cost is unknown).
     """
-    cost = dict.fromkeys(plans, float("inf"))
+    longest: dict[str, float] = {}
     for (n, _), rec in done.items():
-        if n in cost:
-            seconds = rec.get("cpu_seconds", 0.0)
-            cost[n] = seconds if cost[n] == float("inf") else max(cost[n], seconds)
-    return sorted(plans, key=cost.__getitem__, reverse=True)
+        longest[n] = max(longest.get(n, 0.0), rec.get("cpu_seconds", 0.0))
+    return sorted(plans, key=lambda n: longest.get(n, float("inf")), reverse=True)
 
 
 def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: Sequence[int] | None,

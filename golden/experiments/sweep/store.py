@@ -34,7 +34,7 @@ __all__ = ["ResultsStore", "STORE_FORMAT"]
 STORE_FORMAT = {"format": "gpucache-sweep-store", "version": 1}
 
 
-def _plain(value):
+def _json_default(value):
     """A numpy array or scalar of a record as JSON's list or number (a comparison holds its runs'
     time series as arrays, ``golden.experiments.ciao18_runs``)."""
     if isinstance(value, np.ndarray | np.generic):
@@ -48,14 +48,14 @@ def _write_json(path: Path, data: dict) -> None:
             # Key order kept (the table's columns). Compact and in one string: json.dump and an
             # indent take the pure-Python encoder, 4 s for a 70 MB record (ciao18/corr's series at
             # scale 1) against 0.8 s here, in the process that files the runs of every worker.
-            f.write(json.dumps(data, allow_nan=True, default=_plain))
+            f.write(json.dumps(data, allow_nan=True, default=_json_default))
             f.write("\n")
 
     atomic_write(path, write)
 
 
 def _load(f: Path) -> dict | None:
-    """The point record in file ``f``, or None if it is not one (damaged: unreadable, not JSON, keyless)."""
+    """The point record in file ``f``, or None if it is damaged (not UTF-8, not JSON, not a point record)."""
     try:
         record = json.loads(f.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError):
