@@ -383,6 +383,41 @@ def test_ccws_stacking_includes_the_warp_reaching_the_cutoff():
     assert list(ctl.blocked) == [0, 0, 0, 0]
 
 
+def _stack_reference(score: list[int], resident: list[bool], base: int) -> list[int]:
+    """CCWS's cut-off as the public code states it: sort the resident warps by score (then slot), block
+    the loads of every warp whose stacked scores above it reach ``resident * base``."""
+    cutoff = max(1, sum(resident) * base)
+    order = sorted((s for s in range(len(score)) if resident[s]), key=lambda s: (-score[s], s))
+    blocked, above = [0] * len(score), 0
+    for s in order:
+        blocked[s] = BLOCK_LOADS if above >= cutoff else 0
+        above += score[s]
+    return blocked
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ccws_cutoff_matches_a_plain_sort_of_the_stack(seed):
+    """Random stacks of 48 slots: free slots, scores at 0, at the base, over it and (a cap under the
+    base) between, through the throttle's shortcut for 0 / base / over and its full sort."""
+    W, base = 48, 100
+    ps, ctl = _sched("ccws", W=W)
+    rng = np.random.default_rng(seed)
+    for trial in range(300):
+        resident = rng.random(W) < rng.choice([0.5, 0.9, 1.0])
+        kinds = rng.choice(4, W, p=[0.15, 0.6, 0.2, 0.05] if trial % 2 else [0.2, 0.6, 0.2, 0.0])
+        score = np.where(kinds == 0, 0, np.where(kinds == 1, base, np.where(
+            kinds == 2, base + rng.integers(1, 400, W), rng.integers(1, base, W))))
+        ctl.warp[:] = np.where(resident, np.arange(W), -1)
+        ctl.resident[0] = resident.sum()
+        ps.score[:W] = score
+        ctl.blocked[:] = rng.choice([0, BLOCK_LOADS], W)  # stale: the throttle sets every resident warp
+        stale = ctl.blocked.copy()
+        _ccws_throttle(ps, np.int64(0))
+        want = np.array(_stack_reference(score.tolist(), resident.tolist(), base))
+        assert list(ctl.blocked[resident]) == list(want[resident]), trial
+        assert list(ctl.blocked[~resident]) == list(stale[~resident]), trial  # free slots untouched
+
+
 def test_ccws_vta_touches_a_victim_already_there_and_keeps_an_entry_on_a_hit():
     ps, _ = _sched("ccws")
     _evict(ps, 0, 1, 6)

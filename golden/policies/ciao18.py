@@ -74,6 +74,7 @@ import numpy as np
 from golden.cache.by_ref import by_ref
 from golden.cache.hooks import SMEM_ALLOC, SMEM_FILL
 from golden.configs.schema import CacheConfig, GPUConfig
+from golden.gpu.bits import trailing_zeros
 from golden.policies.base import BASELINE_HOOKS, LevelHooks, Policy, make_hooks, register_policy
 from golden.policies.recording import Recorder, new_row
 from golden.policies.warp_block import BLOCK_LOADS, UNBLOCKED, set_blocked
@@ -148,6 +149,9 @@ STAT_NAMES = ("vta_insertions", "vta_probes", "vta_hits", "stalls", "reactivatio
               "stall_checks", "stall_checks_kept", "reactivations_pair_left",
               "redirect_checks", "redirect_checks_kept", "redirects_back_pair_left", "vta_hits_self")
 
+#: Entries per SM of :func:`_slot`'s memo of the slots it found, by warp id (a power of two).
+SLOT_MEMO = 64
+
 SchedState = namedtuple("SchedState", [
     # SchedulerControl views
     "blocked", "warp", "resident", "inst", "wpc", "redirect", "smem_lines", "changed", "winst", "vta_hits",
@@ -160,6 +164,7 @@ SchedState = namedtuple("SchedState", [
     "hbase", "ibase",  # per (SM, slot) and per SM: VTA hits and N at the IRS window's start (irs_counts)
     "nact",  # per SM: N_active-warp at the start of the SM's last epoch (active_warps)
     "front",  # per SM: the slot CIAO examined last (examine="front": the next resident one is the front)
+    "mslot",  # per (SM, warp id mod SLOT_MEMO): the slot :func:`_slot` found that warp in last
     "p", "st",
     # SM p[P_LOG_SM]'s transactions of the five units (golden.policies.recording), and their counters.
     "tx_vta", "n_vta", "tx_il", "n_il", "tx_pl", "n_pl", "tx_irs", "n_irs", "tx_smem", "n_smem"])
@@ -193,11 +198,10 @@ def _active(ps, sm):
     if ps.p[P_ACTIVE] != ACTIVE_UNSTALLED:
         return ps.resident[sm]
     W = ps.p[P_W]
-    n = 0
-    for g in range(sm * W, sm * W + W):
-        if ps.warp[g] >= 0 and ps.blocked[g] == 0:
-            n += 1
-    return np.int64(n)
+    n = np.int64(0)
+    for g in range(np.uint64(sm * W), np.uint64(sm * W + W)):  # vectorised (_ccws_ratio_points)
+        n += (ps.warp[g] >= 0) & (ps.blocked[g] == 0)
+    return n
 
 
 @nb.njit(cache=True, nogil=True)
@@ -280,12 +284,22 @@ def _rec_smem(ps, sm, kind, line, wid, alloc, mshr, block, t):
 
 @nb.njit(cache=True, nogil=True)
 def _slot(ps, sm, cta, warp):
-    """The slot (within ``sm``) of warp ``warp`` of CTA ``cta``; -1 if it is not resident."""
+    """The slot (within ``sm``) of warp ``warp`` of CTA ``cta``; -1 if it is not resident.
+
+    Every L1 hook asks it. A warp's id is in at most one slot of the SM (the SM runs one kernel's
+    warps at a time), so the slot this warp was found in last, asked first, is the answer whenever
+    it still holds the warp; only a miss scans the slots.
+    """
     W = ps.p[P_W]
     gw = cta * ps.wpc[sm] + warp
     base = sm * W
+    memo = sm * SLOT_MEMO + (gw & (SLOT_MEMO - 1))
+    last = ps.mslot[memo]
+    if ps.warp[base + last] == gw:
+        return last
     for s in range(W):
         if ps.warp[base + s] == gw:
+            ps.mslot[memo] = s
             return np.int64(s)
     return np.int64(-1)
 
@@ -468,10 +482,13 @@ def _epochs(ps, sm, t, slot):
             if high:
                 _new_window(ps, sm, n)
             return
+    # The warps examined: slots first..end-1 (one slot, or all W; a 48-slot scan for one costs more
+    # than the rest of an epoch, which ends every few warp instructions of an SM).
+    first, end = (only, only + 1) if only >= 0 else (0, W)
     if low:
-        for s in range(W):
+        for s in range(first, end):
             g = base + s
-            if ps.warp[g] < 0 or only >= 0 and s != only:
+            if ps.warp[g] < 0:
                 continue
             if ps.blocked[g]:  # lines 4-10: a stalled warp is reactivated
                 _release(ps, ps.blocked, ps.f1, ps.f1gw, S_REACTIVATIONS, S_STALL_CHECKS,
@@ -482,9 +499,9 @@ def _epochs(ps, sm, t, slot):
                          ciao_pair_list.ACT_UNISOLATE,
                          sm, base, g, s, n, active, t, log)
     if high:
-        for s in range(W):
+        for s in range(first, end):
             g = base + s
-            if ps.warp[g] < 0 or only >= 0 and s != only:
+            if ps.warp[g] < 0:
                 continue
             if ps.blocked[g]:
                 ps.st[S_TESTS_SKIPPED] += 1  # a stalled warp is not tested (Algorithm 1, line 18)
@@ -515,33 +532,80 @@ def _ccws_throttle(ps, sm):
     """CCWS's cut-off: stack the resident warps by score; those after the one reaching it may not issue.
 
     The stack's order is by score, highest first, then by slot; a warp is
-    blocked when the scores stacked before it reach the cut-off. The warps
-    are put in that order by insertion (most scores sit at the base, so it is
-    close to linear), and one pass adds the scores up.
+    blocked when the scores stacked before it reach the cut-off. As the
+    public code (shader.cc, ``point_system_scheduler_unit::order_warps``), a
+    warp past the cut-off may not issue a global load; compute and stores go on.
+
+    It runs at almost every L1 access (each decay), so it does not sort the
+    whole stack when it need not: a score is over the base ``b``, at it, or 0
+    (a new warp's) unless a cap under the base (:func:`_ccws_add`) made one
+    of another value. Then the warps over the base come first, sorted (they
+    are few); the warps at the base follow in slot order, the ``k``-th of them
+    (from 0) with ``k * b`` more above it; the warps at 0 come last, all with
+    the same scores above them. With another value, all are sorted. The slots
+    go by masks (at most 64 warps an SM, ``attach_scheduler``).
     """
     W = ps.p[P_W]
     base = sm * W
+    b = ps.p[P_BASE]
     cutoff = _ccws_cutoff(ps, sm)
-    order = ps.order[base:base + W]
-    n = 0
-    for s in range(W):
-        if ps.warp[base + s] < 0:
-            continue
-        score = ps.score[base + s]
-        i = n
-        while i > 0 and ps.score[base + order[i - 1]] < score:  # slots come in order: ties stay
-            order[i] = order[i - 1]
-            i -= 1
-        order[i] = s
-        n += 1
+    resident = np.int64(0)  # the masks of the resident slots, those over the base, the others
+    up = np.int64(0)
+    other = np.int64(0)
+    at = np.int64(0)  # warps at the base
+    for i in range(W):  # without a branch (_ccws_ratio_points)
+        g = np.uint64(base + i)
+        score = ps.score[g]
+        here = np.int64(ps.warp[g] >= 0)
+        resident |= here << i
+        up |= (here & (score > b)) << i
+        other |= (here & (score < b) & (score != 0)) << i
+        at += here & (score == b)
+    ps.st[S_THROTTLE_UPDATES] += 1
+    if other or b <= 0:
+        up = resident  # stack them all
     above = np.int64(0)
+    n = _ccws_sort(ps, sm, up)
     for i in range(n):
-        g = base + order[i]
-        # As the public code (shader.cc, point_system_scheduler_unit::order_warps): a warp past the
-        # cut-off may not issue a global load; compute and stores go on.
+        g = base + ps.order[base + i]
         set_blocked(ps.blocked, ps.changed, sm, g, BLOCK_LOADS if above >= cutoff else UNBLOCKED)
         above += ps.score[g]
-    ps.st[S_THROTTLE_UPDATES] += 1
+    rest = resident & ~up
+    if rest == 0:
+        return
+    # The k-th warp at the base has above + k * b above it: the first `free` of them are under the
+    # cut-off. Those at 0 have above + at * b.
+    free = max(np.int64(0), -(-(cutoff - above) // b))
+    zero = BLOCK_LOADS if above + at * b >= cutoff else UNBLOCKED
+    k = np.int64(0)
+    while rest:
+        g = base + trailing_zeros(rest)
+        rest &= rest - 1
+        if ps.score[g] == b:
+            set_blocked(ps.blocked, ps.changed, sm, g, BLOCK_LOADS if k >= free else UNBLOCKED)
+            k += 1
+        else:
+            set_blocked(ps.blocked, ps.changed, sm, g, zero)
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_sort(ps, sm, slots):
+    """Stack ``sm``'s warps in the mask ``slots`` by score, highest first, then by slot, in
+    ``order[sm * W:]`` (by insertion: slots come in order, so ties stay); returns how many."""
+    base = sm * ps.p[P_W]
+    order = ps.order  # indexed, not sliced: numba counts a slice's references
+    n = 0
+    while slots:
+        s = trailing_zeros(slots)
+        slots &= slots - 1
+        score = ps.score[base + s]
+        i = n
+        while i > 0 and ps.score[base + order[base + i - 1]] < score:
+            order[base + i] = order[base + i - 1]
+            i -= 1
+        order[base + i] = s
+        n += 1
+    return n
 
 
 @nb.njit(cache=True, nogil=True)
@@ -561,11 +625,13 @@ def _ccws_ratio_points(ps, sm, k):
     W = ps.p[P_W]
     total = np.int64(0)
     inst = np.int64(0)
-    for s2 in range(W):
-        g = sm * W + s2
-        if ps.warp[g] >= 0:
-            total += ps.hits[g]
-            inst += ps.winst[g]
+    for g in range(np.uint64(sm * W), np.uint64(sm * W + W)):
+        # Without a branch, so that the loop is vectorised: ~(warp >> 63) is all ones for a
+        # resident warp (warp >= 0), zero for a free slot (-1). The index is unsigned: numba
+        # checks a signed one for a negative value at every access, which keeps a loop scalar.
+        resident = ~(ps.warp[g] >> 63)
+        total += ps.hits[g] & resident
+        inst += ps.winst[g] & resident
     return total * k * _ccws_cutoff(ps, sm) // max(np.int64(1), inst)
 
 
@@ -577,8 +643,16 @@ def _ccws_new_warps(ps, sm):
     until its next change, which floors it at the base (:func:`_ccws_add`).
     """
     W = ps.p[P_W]
+    base = sm * W
+    # Whether any slot holds a new warp, without a branch (vectorised, see _ccws_ratio_points): it
+    # runs at every L1 access, and a new warp is rare.
+    new = np.int64(0)
+    for g in range(np.uint64(base), np.uint64(base + W)):
+        new |= (ps.warp[g] ^ ps.cgw[g]) & ~(ps.warp[g] >> 63)
+    if new == 0:
+        return
     for s in range(W):
-        g = sm * W + s
+        g = base + s
         if ps.warp[g] >= 0 and ps.warp[g] != ps.cgw[g]:
             ps.cgw[g] = ps.warp[g]
             ps.hits[g] = 0
@@ -589,12 +663,14 @@ def _ccws_new_warps(ps, sm):
 def _ccws_add(ps, g, points, cap):
     """The public code's ``increment_score``: add; floor at the base, else ``cap`` (its ``k_wsc`` ratio
     points, :func:`_ccws_ratio_points`, which the caller computes once for all its warps)."""
-    score = ps.score[g] + points
-    if score <= ps.p[P_BASE]:
-        score = ps.p[P_BASE]
-    else:
-        score = min(score, cap)
-    ps.score[g] = score
+    ps.score[g] = _ccws_sum(ps.score[g], points, ps.p[P_BASE], cap)
+
+
+@nb.njit(cache=True, nogil=True)
+def _ccws_sum(score, points, base, cap):
+    """:func:`_ccws_add`'s new score: ``score + points``, at least ``base``, else at most ``cap``."""
+    total = score + points
+    return base if total <= base else min(total, cap)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -605,17 +681,18 @@ def _ccws_decay(ps, sm, cycle):
         return
     ps.last[sm] = cycle
     W = ps.p[P_W]
-    raised = False
-    cap = np.int64(0)
-    for s in range(W):
-        g = sm * W + s
-        if ps.score[g] > ps.p[P_BASE]:
-            if not raised:  # the cap is the SM's, the same for every warp: once per decay
-                cap = _ccws_ratio_points(ps, sm, ps.p[P_KWSC])
-            _ccws_add(ps, g, -d, cap)
-            raised = True
-    if raised:
-        _ccws_throttle(ps, sm)
+    b = ps.p[P_BASE]
+    top = b
+    for g in range(np.uint64(sm * W), np.uint64(sm * W + W)):  # vectorised: any score over the base?
+        top = max(top, ps.score[g])
+    if top <= b:
+        return
+    cap = _ccws_ratio_points(ps, sm, ps.p[P_KWSC])  # the SM's, the same for every warp
+    for g in range(np.uint64(sm * W), np.uint64(sm * W + W)):
+        # _ccws_add(g, -d, cap) for each score over the base, without a branch (vectorised).
+        score = ps.score[g]
+        ps.score[g] = _ccws_sum(score, -d, b, cap) if score > b else score
+    _ccws_throttle(ps, sm)
 
 
 @nb.njit(cache=True, nogil=True)
@@ -641,6 +718,15 @@ def _enter(ps, a):
 @nb.njit(cache=True, nogil=True)
 def _ccws_store(ps, sm, line):
     """CCWS: a store's L1 lookup invalidates its line in every warp's VTA of the SM (the public code)."""
+    # Whether any warp's VTA holds the line, a read-only reduction (vectorised): a store's line is
+    # rarely in one, and the sets of all the SM's warps are 48 x 8 entries.
+    found = False
+    for slot in range(ps.p[P_W]):
+        first, ways, _ = _vta_set(ps, sm, slot, line)
+        for w in range(ways):
+            found |= ps.vline[first + w] == line
+    if not found:
+        return
     for slot in range(ps.p[P_W]):
         first, ways, _ = _vta_set(ps, sm, slot, line)
         for w in range(ways):
@@ -839,7 +925,7 @@ class _VtaScheduler(Policy):
             kern=np.full(n, -1, np.int64), inst0=np.zeros(n, np.int64),
             hbase=np.zeros(per_slot, np.int64), ibase=np.zeros(n, np.int64), nact=np.zeros(n, np.int64),
             nlow=np.zeros(n, np.int64), nhigh=np.zeros(n, np.int64), last=np.zeros(n, np.int64),
-            front=np.full(n, -1, np.int64), p=p,
+            front=np.full(n, -1, np.int64), mslot=np.zeros(n * SLOT_MEMO, np.int64), p=p,
             st=np.zeros(len(STAT_NAMES), np.int64), **logs)
         return make_hooks(self._state, on_hit=sched_on_hit, on_miss=sched_on_miss, on_fill=sched_on_fill,
                           on_evict=sched_on_evict, on_smem=sched_on_smem)
