@@ -537,7 +537,8 @@ def _ccws_throttle(ps, sm):
     warp past the cut-off may not issue a global load; compute and stores go on.
 
     It runs at almost every L1 access (each decay), so it does not sort the
-    whole stack when it need not: a score is over the base ``b``, at it, or 0
+    whole stack when it need not: a score is over the base ``b`` (positive,
+    ``CCWS``'s check), at it, or 0
     (a new warp's) unless a cap under the base (:func:`_ccws_add`) made one
     of another value. Then the warps over the base come first, sorted (they
     are few); the warps at the base follow in slot order, the ``k``-th of them
@@ -562,7 +563,7 @@ def _ccws_throttle(ps, sm):
         other |= (here & (score < b) & (score != 0)) << i
         at += here & (score == b)
     ps.st[S_THROTTLE_UPDATES] += 1
-    if other or b <= 0:
+    if other:
         up = resident  # stack them all
     above = np.int64(0)
     n = _ccws_sort(ps, sm, up)
@@ -718,15 +719,6 @@ def _enter(ps, a):
 @nb.njit(cache=True, nogil=True)
 def _ccws_store(ps, sm, line):
     """CCWS: a store's L1 lookup invalidates its line in every warp's VTA of the SM (the public code)."""
-    # Whether any warp's VTA holds the line, a read-only reduction (vectorised): a store's line is
-    # rarely in one, and the sets of all the SM's warps are 48 x 8 entries.
-    found = False
-    for slot in range(ps.p[P_W]):
-        first, ways, _ = _vta_set(ps, sm, slot, line)
-        for w in range(ways):
-            found |= ps.vline[first + w] == line
-    if not found:
-        return
     for slot in range(ps.p[P_W]):
         first, ways, _ = _vta_set(ps, sm, slot, line)
         for w in range(ways):
