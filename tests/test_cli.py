@@ -460,6 +460,22 @@ def test_write_json_is_atomic(tmp_path):
     assert json.loads(path.read_text()) == {"a": 3, "b": [1, 2], "c": None, "d": [0, 1]}
 
 
+def test_json_text_puts_long_number_lists_on_one_line_with_jsonable_s_values():
+    import numpy as np
+
+    n = output.BULK_ITEMS + 1
+    obj = {"rows": np.arange(2 * n).reshape(n, 2), "flat": list(range(n)), "short": [1, 2],
+           "nan": [float("nan")] * n, "gen": [np.int64(5)] * n, "dicts": [{"a": i} for i in range(n)],
+           "text": ["x"] * n, "odd": [np.float32(0.5)] + [(1, 2)] * n}
+    text = output.json_text(obj)
+    assert json.loads(text) == output.jsonable(obj)
+    lines = text.splitlines()
+    assert '  "rows": [[0,1],[2,3],' in text and '  "flat": [0,1,2,' in text  # one line each
+    assert '    1,' in lines and '    2' in lines  # a short list is indented as before
+    assert json.loads(text)["nan"] == [None] * n  # a NaN list goes through jsonable
+    assert len(lines) < 5 * n + 20  # dicts (3 lines each), strings and NaNs one per line, numbers not
+
+
 def test_finish_compare_prints_sources_plots_and_writes_json(tmp_path, capsys):
     import argparse
     import types
