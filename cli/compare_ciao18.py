@@ -115,7 +115,9 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     if args.workers > 1 or args.scheduler:
         cpu += done.cpu_seconds  # the workers' runs
     reused = f", {done.reused} from the store" if store is not None else ""
-    unbound = f" ({done.unbound} of them GTO's: profile limits that never bound)" if done.unbound else ""
+    taken = ([f"{done.unbound} of them GTO's: profile limits that never bound"] if done.unbound else []) + (
+        [f"{done.stood_for} CIAO-C's: CIAO acted on no warp"] if done.stood_for else [])
+    unbound = f" ({'; '.join(taken)})" if taken else ""
     loads = f", {done.trace_loads} trace loads" if done.made else ""
     header = (f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  [{seconds:.1f} s wall, "
               f"{cpu:.1f} s CPU, {where_ran(args)}; {done.made} runs made{unbound}{reused}{loads}]")
@@ -125,7 +127,8 @@ def compare_ciao18(args: argparse.Namespace) -> int:
         finish_compare(args, (), {"suite": "ciao18", "profile_only": True, "scale": scale,
                                   "config": config_to_dict(gpu), "seconds": seconds, "cpu_seconds": cpu,
                                   "workers": args.workers, "runs_made": done.made, "runs_reused": done.reused,
-                                  "runs_unbound": done.unbound, "trace_loads": done.trace_loads,
+                                  "runs_unbound": done.unbound, "runs_stood_for": done.stood_for,
+                                  "trace_loads": done.trace_loads,
                                   "swl_limits": limits, "rows": rows, "failed": failed})
         return 0
     means = class_means(rows)
@@ -153,7 +156,8 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     finish_compare(args, (), {"suite": "ciao18", "scale": scale, "config": config_to_dict(gpu),
                               "seconds": seconds, "cpu_seconds": cpu, "workers": args.workers,
                               "runs_made": done.made, "runs_reused": done.reused,
-                              "runs_unbound": done.unbound, "trace_loads": done.trace_loads,
+                              "runs_unbound": done.unbound, "runs_stood_for": done.stood_for,
+                              "trace_loads": done.trace_loads,
                               "schedulers": list(SCHEDULERS), "swl_limits": limits, "rows": rows,
                               "failed": failed, "class_means": means, "paper_fig8": PAPER_FIG8,
                               "fig12_means": fig12,

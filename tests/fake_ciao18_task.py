@@ -10,9 +10,10 @@ import os
 import time
 
 
-def fake_task(run, scale, gpu, limits, *profile, gto=None) -> dict:
+def fake_task(run, scale, gpu, limits, *profile, gto=None, ciao_c=None, after=None) -> dict:
     """Sleep briefly and say which process made ``run`` and what its profile inputs held, in place
     of simulating it."""
     time.sleep(0.02)
     return {"result": {}, "seconds": 0.02, "cpu_seconds": 0.0, "pid": os.getpid(), "workload": run.workload,
+            "run": run,
             "profile_keys": [sorted(p["result"]) for p in profile]}

@@ -14,16 +14,27 @@ import pytest
 
 from golden.configs.presets import preset
 from golden.experiments.ciao18 import (
+    CIAO_STANDS_FOR,
     FIG11,
     FIG11_DEFAULT,
     Run,
+    as_stood_for,
+    ciao_stands_for,
     comparison_runs,
     fig11_workload,
     profile_runs,
     run_point,
     unbound_limit,
 )
-from golden.experiments.ciao18_runs import as_made, held, longest_first, profile_input, run_comparison
+from golden.experiments.ciao18_runs import (
+    as_made,
+    chain_order,
+    chains,
+    held,
+    longest_first,
+    profile_input,
+    run_comparison,
+)
 from golden.experiments.sweep.store import ResultsStore
 from golden.policies.ciao18 import STAT_NAMES
 from golden.trace.model import Workload
@@ -109,6 +120,33 @@ def test_a_limit_at_or_above_gto_s_peak_is_gto():
     assert not unbound_limit(Run("t/thrash", "gto", 7), a)
     assert not unbound_limit(Run("t/thrash", "ccws", 8), a)
     assert not unbound_limit(Run("t/thrash", "gto", 8), {**a, "peak_warps_per_sm": 9})
+
+
+@pytest.mark.parametrize("scale, acts", [(0.02, False), (0.1, True)])
+def test_ciao_c_s_run_is_gto_s_ciao_t_s_and_ciao_p_s_when_ciao_acts_on_no_warp(tmp_path, monkeypatch, scale,
+                                                                              acts):
+    # ATAX at 0.02: CIAO never stalls nor redirects a warp; at 0.1 it does (11 stalls, 14 redirects).
+    monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
+    g = preset("ciao18")
+    wl = registry.build("ciao18/atax", scale)
+    c = run_point(wl, g, "ciao-c")
+    assert (c["policy_stats"]["stalls"] + c["policy_stats"]["redirects"] > 0) == acts
+    for s in CIAO_STANDS_FOR:
+        run = Run("ciao18/atax", s)
+        assert ciao_stands_for(run, c) != acts
+        made = run_point(wl, g, s)
+        if not acts:
+            assert as_stood_for(run, c) == made  # every field, the series and statistics too
+            assert as_made(as_stood_for(run, held(c))) == made  # from the series as the comparison holds it
+        elif s == "gto":
+            assert made["cycles"] != c["cycles"]
+    assert not ciao_stands_for(Run("ciao18/atax", "ccws"), c)
+    assert not ciao_stands_for(Run("ciao18/atax", "gto", 8), c)
+    assert not ciao_stands_for(Run("ciao18/atax", "ciao-t", params=(("high_epoch", 1000),)), c)
+    assert not ciao_stands_for(Run("ciao18/atax", "gto"), {**c, "scheduler": "ciao-t"})
+    for stalls, redirects in ((1, 0), (0, 1)):  # either action alone is one
+        stats = {**c["policy_stats"], "stalls": stalls, "redirects": redirects}
+        assert not ciao_stands_for(Run("ciao18/atax", "gto"), {**c, "policy_stats": stats})
 
 
 def test_a_comparison_takes_gto_s_run_for_limits_that_never_bind(tmp_path, monkeypatch):
@@ -256,10 +294,12 @@ def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypa
             for p in profile_runs(n, g, limits)} if profiled else {}
     made: list[tuple[int, str]] = []
     inputs = []
+    sequence: dict[str, list[Run]] = {}
 
     def file(nr, rec):
         made.append((rec["pid"], nr[0]))
         inputs.extend(rec["profile_keys"])
+        sequence.setdefault(nr[0], []).append(rec["run"])
 
     ciao18_runs._on_dask(plans, 0.05, g, limits, done, file, 2, None)
     assert len(made) == sum(map(len, plans.values())) - len(done)
@@ -271,8 +311,26 @@ def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypa
         if not order or order[-1] != name:
             order.append(name)
     assert len(visits) == 2  # both workers made runs
-    for order in visits.values():
-        assert len(order) == len(set(order)), order
+    for names_made in visits.values():
+        assert len(names_made) == len(set(names_made)), names_made
+    for n in names:  # CIAO-C's run first (it may stand for the next ones), then GTO's unless done
+        assert sequence[n][:2] == [Run(n, "ciao-c"), Run(n, "ccws" if profiled else "gto")], sequence[n]
+
+
+def test_chains_keep_a_benchmark_on_one_worker_unless_workers_would_idle():
+    g, limits = preset("ciao18"), [2, 48]
+    names = [f"ciao18/{n}" for n in ("atax", "bicg", "syrk", "mvt", "pvc")]
+    plans = {n: comparison_runs(n, g, limits) for n in names}
+    one = chains(plans, {}, 2)  # 5 benchmarks, 2 workers: a chain each, CIAO-C and GTO first
+    assert [c[0][0] for c in one] == names and [len(c) for c in one] == [7] * 5
+    assert all([r.scheduler for _, r in c[:2]] == ["ciao-c", "gto"] and c[-1][1].scheduler == "statpcal"
+               for c in one)
+    two = chains({n: plans[n] for n in names[:2]}, {}, 2)  # 2 benchmarks: 2 chains each
+    assert [len(c) for c in two] == [4, 3, 4, 3] and [c[0][1].scheduler for c in two[::2]] == ["ciao-c"] * 2
+    done = {(names[0], Run(names[0], "gto")): {"cpu_seconds": 5.0}}  # not made again; ranked by it
+    ranked = chains(plans, done, 2)
+    assert [len(c) for c in ranked] == [7, 7, 7, 7, 6] and ranked[-1][0][0] == names[0]
+    assert chain_order(reversed(plans[names[0]]))[:2] == [Run(names[0], "ciao-c"), Run(names[0], "gto")]
 
 
 def test_the_time_series_plots_show_ipc_active_warps_and_vta_hits_per_period(tmp_path):

@@ -21,6 +21,8 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 from golden.configs.schema import GPUConfig
 from golden.gpu.model import DeadlockError
 from golden.gpu.run import simulate_timed
@@ -33,7 +35,7 @@ __all__ = ["SCHEDULERS", "PAPER_FIG8", "CLASSES", "TIME_SERIES", "FIG12", "PAPER
            "fig11_summary", "fig11_workload", "geomean", "over_gto", "swl_points", "run_point",
            "profile_best_swl",
            "best_point", "Run", "profile_runs", "best_swl", "comparison_runs", "make_run", "comparison_row",
-           "profile_plan", "profile_row",
+           "profile_plan", "profile_row", "CIAO_STANDS_FOR", "ciao_stands_for", "as_stood_for",
            "class_means"]
 
 #: Every scheduler of Fig. 8, in the paper's order.
@@ -220,6 +222,45 @@ def unbound_limit(run: Run, gto: dict) -> bool:
     """
     peak = gto.get("peak_warps_per_sm")
     return is_profile_point(run) and not gto.get("deadlock") and peak is not None and run.warp_limit >= peak
+
+
+#: The runs Fig. 8's CIAO-C run stands for when CIAO acted on no warp in it (:func:`ciao_stands_for`).
+CIAO_STANDS_FOR = ("gto", "ciao-t", "ciao-p")
+
+
+def ciao_stands_for(run: Run, ciao_c: dict) -> bool:
+    """Whether CIAO-C's run ``ciao_c`` (a result) is also ``run``'s: GTO's, CIAO-T's or CIAO-P's.
+
+    CIAO-T, CIAO-P and CIAO-C run one rule (Algorithm 1: the VTA, the interference list, IRS and
+    the epochs, :mod:`golden.policies.ciao18`) until a warp's IRS passes the high cut-off with its
+    interferer running: there the three first act (``_isolate``: CIAO-T stalls the interferer,
+    CIAO-P and CIAO-C redirect it, or stall it on an SM without a shared-memory cache). Until then
+    they only observe, so they keep the same state and make GTO's choices in every cycle. A CIAO-C
+    run that neither stalled nor redirected a warp (``policy_stats`` ``stalls`` and ``redirects``
+    0) is therefore each of theirs, cycle for cycle, its policy statistics CIAO-T's and CIAO-P's
+    too (``tests/test_compare_ciao18.py`` checks it; :func:`as_stood_for` gives GTO's without
+    them). Only Fig. 8's runs qualify: no warp limit, parameters or machine change.
+    """
+    stats = ciao_c.get("policy_stats") or {}
+    plain = not (run.warp_limit or run.params or run.machine or run.tokens)
+    return (plain and run.scheduler in CIAO_STANDS_FOR and ciao_c.get("scheduler") == "ciao-c"
+            and not ciao_c.get("deadlock") and stats.get("stalls") == 0 and stats.get("redirects") == 0)
+
+
+def as_stood_for(run: Run, ciao_c: dict) -> dict:
+    """CIAO-C's result ``ciao_c`` as ``run``'s (:func:`ciao_stands_for` holds): GTO keeps no VTA,
+    so its result has no policy statistics and no VTA hits in its time series."""
+    if run.scheduler != "gto":
+        return dict(ciao_c, scheduler=run.scheduler)
+    series = ciao_c["series"]
+    col = series["columns"].index("vta_hits")
+    rows = series["rows"]
+    if isinstance(rows, np.ndarray):
+        rows = rows.copy()
+        rows.reshape(-1, len(series["columns"]))[:, col] = 0
+    else:
+        rows = [[0 if i == col else v for i, v in enumerate(r)] for r in rows]
+    return dict(ciao_c, scheduler="gto", policy_stats={}, series=dict(series, rows=rows))
 
 
 def is_profile_point(run: Run) -> bool:

@@ -5,12 +5,14 @@ benchmark and builds its row (:func:`~golden.experiments.ciao18.comparison_row`)
 
 * in this process, benchmark after benchmark; or
 * as one Dask task per run on the sweep engine's cluster
-  (:func:`~golden.experiments.sweep.engine.dask_client`). statPCAL's runs, which take Best-SWL's
-  limit, are tasks whose inputs are the profile's tasks: Dask starts each the moment its profile is
-  done, before the runs still queued, so no benchmark waits for another and the last run to finish
-  is at most one run long after the others. A worker keeps the workload of its last run, and the
-  tasks are handed out so that it makes one benchmark's runs in a row (:func:`_on_dask`), the
+  (:func:`~golden.experiments.sweep.engine.dask_client`). A worker keeps the workload of its last
+  run, so a benchmark's runs are a chain of tasks, each waiting for the one before it
+  (:func:`chains`): one worker makes them in a row and loads the benchmark's trace once, the
   benchmarks whose runs in the store took longest first (:func:`longest_first`).
+
+Either way a benchmark's CIAO-C run is made first: when CIAO acted on no warp in it, it is also
+GTO's, CIAO-T's and CIAO-P's run (:func:`~golden.experiments.ciao18.ciao_stands_for`), and those
+are not simulated; nor is a Best-SWL profile point whose limit never binds in GTO's run.
 
 With a :class:`~golden.experiments.sweep.store.ResultsStore`, every run is filed the moment it
 finishes (by this process; a worker never writes) and a run the store already has is not made
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -33,8 +36,11 @@ import numpy as np
 from golden.configs.loader import config_to_dict
 from golden.configs.schema import GPUConfig
 from golden.experiments.ciao18 import (
+    CIAO_STANDS_FOR,
     Run,
+    as_stood_for,
     best_swl,
+    ciao_stands_for,
     comparison_row,
     comparison_runs,
     is_profile_point,
@@ -50,7 +56,7 @@ from golden.gpu.program import keep_programs
 from golden.workloads import registry
 from golden.workloads.registry import Workload
 
-__all__ = ["Comparison", "run_comparison", "make_task", "run_key"]
+__all__ = ["Comparison", "run_comparison", "make_task", "run_key", "chain_order", "chains"]
 
 #: The workload a worker process built last, ``(name, scale, workload)``: a benchmark's runs are
 #: queued together, so a worker mostly makes several runs of one trace in a row. Its kernels'
@@ -70,27 +76,36 @@ def _workload(name: str, scale: float) -> tuple[Workload, bool]:
 
 
 def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | None = None,
-              *profile: dict, gto: dict | None = None) -> dict:
+              *profile: dict, gto: dict | None = None, ciao_c: dict | None = None,
+              after: object = None) -> dict:
     """A worker's task: ``run`` on the built-in workload at ``scale``, with its own times.
 
     ``profile`` are the done records (this function's results) of the run's Best-SWL profile, in
     :func:`~golden.experiments.ciao18.profile_runs`'s order, for a run whose token count is
     Best-SWL's limit. ``gto`` is GTO's done record, for a profile point: when its limit never
     binds in GTO's run (:func:`~golden.experiments.ciao18.unbound_limit`), the point's result is
-    GTO's with the point's limit, and nothing is simulated.
+    GTO's with the point's limit, and nothing is simulated. ``ciao_c`` is CIAO-C's done record, for
+    GTO's, CIAO-T's and CIAO-P's runs: when CIAO acted on no warp in it
+    (:func:`~golden.experiments.ciao18.ciao_stands_for`), it is their result too, and nothing is
+    simulated. ``after`` is ignored: the record of the run made before this one in its chain
+    (:func:`chains`), which makes Dask run the two in order on one worker.
 
     Returns
     -------
     dict
         ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU, "trace_loaded": whether
         this process built the workload for the run (its trace was not the one kept from the
-        process's last run)}``, and ``"unbound": True`` for a point whose result is GTO's.
+        process's last run)}``, and ``"unbound": True`` for a point whose result is GTO's,
+        ``"stood_for": True`` for a run whose result is CIAO-C's.
     """
     t0, c0 = time.perf_counter(), time.process_time()
     if gto is not None and unbound_limit(run, gto["result"]):
         return {"result": dict(gto["result"], warp_limit=run.warp_limit), "unbound": True,
                 "trace_loaded": False, "seconds": time.perf_counter() - t0,
                 "cpu_seconds": time.process_time() - c0}
+    if ciao_c is not None and ciao_stands_for(run, ciao_c["result"]):
+        return {"result": as_stood_for(run, ciao_c["result"]), "stood_for": True, "trace_loaded": False,
+                "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     tokens = best_swl(gpu, limits, [p["result"] for p in profile]) if run.tokens else None
     workload, loaded = _workload(run.workload, scale)
     result = make_run(workload, gpu, run, tokens)
@@ -127,6 +142,9 @@ class Comparison:
     unbound : int
         Of the runs made, Best-SWL profile points whose limit never bound in GTO's run: their
         result is GTO's, nothing was simulated (:func:`~golden.experiments.ciao18.unbound_limit`).
+    stood_for : int
+        Of the runs made, GTO's, CIAO-T's and CIAO-P's runs that CIAO-C's stood for: CIAO acted
+        on no warp in it, nothing was simulated (:func:`~golden.experiments.ciao18.ciao_stands_for`).
     cpu_seconds : float
         CPU seconds of the runs made by this call (on workers, where they ran).
     trace_loads : int
@@ -140,6 +158,7 @@ class Comparison:
     made: int = 0
     reused: int = 0
     unbound: int = 0
+    stood_for: int = 0
     cpu_seconds: float = 0.0
     trace_loads: int = 0
 
@@ -198,6 +217,7 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         done[nr] = dict(rec, result=held(rec["result"]))
         out.made += 1
         out.unbound += bool(rec.get("unbound"))
+        out.stood_for += bool(rec.get("stood_for"))
         out.cpu_seconds += rec["cpu_seconds"]
         out.trace_loads += bool(rec.get("trace_loaded"))
         if store is not None:
@@ -211,12 +231,12 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         _on_dask(plans, scale, gpu, limits, done, file, workers, scheduler)
     else:
         for n, runs in plans.items():
-            for run in runs:
+            for run in chain_order(runs):
                 if (n, run) not in done:
                     profile = [done[n, p] for p in profile_runs(n, gpu, limits)] if run.tokens else []
-                    # GTO's run is the plan's first: a profile point after it may take its result.
-                    gto = done.get((n, Run(n, "gto")))
-                    file((n, run), make_task(run, scale, gpu, limits, *profile, gto=gto))
+                    # CIAO-C's run comes first, GTO's next: the runs after them may take their results.
+                    gto, ciao_c = done.get((n, Run(n, "gto"))), done.get((n, Run(n, "ciao-c")))
+                    file((n, run), make_task(run, scale, gpu, limits, *profile, gto=gto, ciao_c=ciao_c))
     for n, runs in plans.items():
         try:
             # The rows give each run's result as the run made it (its series as lists again); the
@@ -270,6 +290,39 @@ def profile_input(rec: dict) -> dict:
     return {"result": {k: result[k] for k in ("ipc", "warp_limit", "deadlock") if k in result}}
 
 
+def chain_order(runs: Iterable[Run]) -> list[Run]:
+    """``runs`` (one benchmark's) in the order one process makes them.
+
+    Fig. 8's CIAO-C first, since it may stand for GTO's, CIAO-T's and CIAO-P's runs
+    (:func:`~golden.experiments.ciao18.ciao_stands_for`); GTO's next, which a profile point may
+    take (:func:`~golden.experiments.ciao18.unbound_limit`); then the others in their order
+    (:func:`~golden.experiments.ciao18.comparison_runs`: statPCAL's, which wait for the profile, last).
+    """
+    runs = list(runs)
+    first = [r for name in ("ciao-c", "gto") for r in runs if r == Run(r.workload, name)]
+    return first + [r for r in runs if r not in first]
+
+
+def chains(plans: dict[str, list[Run]], done: dict, workers: int) -> list[list[tuple[str, Run]]]:
+    """The runs of ``plans`` not in ``done`` as chains, each made in order by one worker (:func:`_on_dask`).
+
+    A worker keeps the workload of its last run (its trace and programs), so a benchmark whose runs
+    all go to one worker is loaded once: each benchmark's runs (:func:`chain_order`) are one chain,
+    when there are at least twice as many benchmarks as workers. With fewer, a chain would leave
+    workers idle: each benchmark's runs are cut into ``ceil(2 x workers / benchmarks)`` chains of
+    consecutive runs, the first (with CIAO-C's and GTO's runs) the longest. Chains come in
+    :func:`longest_first`'s order of their benchmarks.
+    """
+    names = longest_first(plans, done)
+    parts = max(1, math.ceil(2 * workers / max(1, len(names))))
+    out = []
+    for n in names:
+        todo = [(n, r) for r in chain_order(plans[n]) if (n, r) not in done]
+        size = math.ceil(len(todo) / parts) if todo else 0
+        out += [todo[i:i + size] for i in range(0, len(todo), size or 1)]
+    return out
+
+
 def longest_first(plans: dict[str, list[Run]], done: dict) -> list[str]:
     """The benchmarks of ``plans`` in the order their runs are handed out: longest first.
 
@@ -298,35 +351,58 @@ def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: 
         from distributed import Future, as_completed
 
         futures: dict = {}  # (name, run) -> future
-        for n in longest_first(plans, done):
-            for i, run in enumerate(plans[n]):
-                if (n, run) in done:
-                    continue
+        which: dict = {}  # future key -> (name, run)
+
+        def record(n: str, r: Run):
+            return done.get((n, r)) or futures.get((n, r))
+
+        def submit(c: int, chain: list[tuple[str, Run]]) -> list:
+            """Submit ``chain``'s runs, each after the one before it; their futures."""
+            before = None
+            for i, (n, run) in enumerate(chain):
                 # Inputs are done records or futures; Dask runs the task after its futures.
                 inputs: tuple = ()
-                after: dict = {}
+                after: dict = {"after": before}
                 if run.tokens:  # statPCAL: Best-SWL's profile chooses its token count
                     inputs = tuple(profile_input(done[n, p]) if (n, p) in done else futures[n, p]
                                    for p in profile_runs(n, gpu, limits))
                 elif is_profile_point(run):  # GTO's run may make it unnecessary (make_task)
-                    after = {"gto": done.get((n, Run(n, "gto"))) or futures[n, Run(n, "gto")]}
-                # A worker keeps the trace of its last run, so it should make one benchmark's runs
-                # in a row. Runs that wait for no other ("run" keys: Dask groups tasks by their
-                # keys' leading words, and this group's are root tasks) wait in the scheduler's
-                # queue in the order submitted (benchmark after benchmark), and a worker is sent
-                # the next one only when it is free (the sweep cluster's SCHEDULER_QUEUE). A run
-                # that waits for others ("after") is sent, as soon as they are done, to the worker
-                # that made them, which has their trace and makes it next.
+                    after["gto"] = record(n, Run(n, "gto"))
+                elif run.scheduler in CIAO_STANDS_FOR:  # so may CIAO-C's (chain_order: made first)
+                    after["ciao_c"] = record(n, Run(n, "ciao-c"))
                 waits = any(isinstance(x, Future) for x in (*inputs, *after.values()))
-                key = f"gpucache-{'after' if waits else 'run'}-{tag}-{n.replace('/', '-')}-{i}"
-                futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *inputs, key=key,
-                                                pure=False, **after)
-        which = {f.key: nr for nr, f in futures.items()}
-        for fut in as_completed(list(futures.values())):
+                key = f"gpucache-{'after' if waits else 'run'}-{tag}-{n.replace('/', '-')}-{c}-{i}"
+                before = futures[n, run] = client.submit(make_task, run, scale, gpu, limits, *inputs, key=key,
+                                                         pure=False, **after)
+                which[before.key] = (n, run)
+            return [futures[nr] for nr in chain]
+
+        # One chain per worker thread at a time. A chain's first run waits for no other: it goes to
+        # a free worker, and each later run, which waits for the one before it ("after"), goes the
+        # moment that is done to the worker that made it (the only one holding its input), which has
+        # the benchmark's trace. The next chain is submitted when one ends, so a worker that ends a
+        # chain is the one free for it: with every chain submitted at once, a worker freed by a
+        # chain's run was sent another chain's first run before that chain's next run was ready,
+        # and made the two chains' runs in turn (loading both traces, one after the other, again).
+        queue = chains(plans, done, workers)
+        threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values()) or workers
+        tails = set()
+        pending = as_completed()
+        for c in range(min(threads, len(queue))):
+            fs = submit(c, queue[c])
+            tails.add(fs[-1].key)
+            pending.update(fs)
+        nxt = min(threads, len(queue))
+        for fut in pending:
             nr = which[fut.key]
             if fut.status == "error":
                 first = first or fut.exception()
             else:
                 file(nr, fut.result())
+            if fut.key in tails and nxt < len(queue):
+                fs = submit(nxt, queue[nxt])
+                tails.add(fs[-1].key)
+                pending.update(fs)
+                nxt += 1
     if first is not None:
         raise first
