@@ -10,9 +10,10 @@ benchmark and builds its row (:func:`~golden.experiments.ciao18.comparison_row`)
   (:func:`chains`): one worker makes them in a row and loads the benchmark's trace once, the
   benchmarks whose runs in the store took longest first (:func:`longest_first`).
 
-Either way a benchmark's CIAO-C run is made first: when CIAO acted on no warp in it, it is also
-GTO's, CIAO-T's and CIAO-P's run (:func:`~golden.experiments.ciao18.ciao_stands_for`), and those
-are not simulated; nor is a Best-SWL profile point whose limit never binds in GTO's run.
+Either way a benchmark's CIAO-C run is made before CIAO-T's and CIAO-P's, and before GTO's (but
+in the chains that start at once after the first: :func:`chains`): when CIAO acted on no warp in it,
+it is also their run (:func:`~golden.experiments.ciao18.ciao_stands_for`), and they are not
+simulated; nor is a Best-SWL profile point whose limit never binds in GTO's run.
 
 With a :class:`~golden.experiments.sweep.store.ResultsStore`, every run is filed the moment it
 finishes (by this process; a worker never writes) and a run the store already has is not made
