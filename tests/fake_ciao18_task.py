@@ -17,3 +17,10 @@ def fake_task(run, scale, gpu, limits, *profile, gto=None, ciao_c=None, after=No
     return {"result": {}, "seconds": 0.02, "cpu_seconds": 0.0, "pid": os.getpid(), "workload": run.workload,
             "run": run,
             "profile_keys": [sorted(p["result"]) for p in profile]}
+
+
+def failing_task(run, scale, gpu, limits, *profile, gto=None, ciao_c=None, after=None) -> dict:
+    """:func:`fake_task`, but CCWS's run of ATAX raises."""
+    if run.workload == "ciao18/atax" and run.scheduler == "ccws":
+        raise RuntimeError("ccws failed")
+    return fake_task(run, scale, gpu, limits, *profile, gto=gto, ciao_c=ciao_c, after=after)

@@ -320,6 +320,23 @@ def test_on_the_cluster_each_worker_makes_one_benchmark_s_runs_in_a_row(monkeypa
         assert sequence[n][:2] == first, sequence[n]
 
 
+def test_on_the_cluster_a_run_s_error_stops_its_chain_and_is_raised_after_the_others(monkeypatch):
+    from golden.experiments import ciao18_runs
+    from tests.fake_ciao18_task import failing_task
+
+    monkeypatch.setattr(ciao18_runs, "make_task", failing_task)
+    g, limits = preset("ciao18"), [2, 48]
+    names = ["ciao18/atax", "ciao18/bicg", "ciao18/syrk", "ciao18/mvt"]
+    plans = {n: comparison_runs(n, g, limits) for n in names}
+    made = []
+    with pytest.raises(RuntimeError, match="ccws failed"):
+        ciao18_runs._on_dask(plans, 0.05, g, limits, {}, lambda nr, rec: made.append(nr), 2, None)
+    atax = [r for n, r in made if n == "ciao18/atax"]
+    # ATAX's chain: CIAO-C, GTO, N=2, then CCWS raised; CIAO-T, CIAO-P and statPCAL were not made.
+    assert [r.scheduler for r in atax] == ["ciao-c", "gto", "gto"]
+    assert len(made) == 3 + 3 * 7  # every other benchmark's runs were made and filed
+
+
 def test_chains_keep_a_benchmark_on_one_worker_unless_workers_would_idle():
     g, limits = preset("ciao18"), [2, 48]
     names = [f"ciao18/{n}" for n in ("atax", "bicg", "syrk", "mvt", "pvc")]

@@ -194,7 +194,8 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
     Raises
     ------
     Exception
-        The first error of a run other than a deadlock, once every other run is done and filed.
+        The first error of a run other than a deadlock, once every other run is done and filed
+        (on Dask, but those after it in its chain: :func:`chains`, which are not made).
     """
     from golden.experiments.sweep.code import code_fingerprint
 
@@ -396,8 +397,9 @@ def _on_dask(plans: dict[str, list[Run]], scale: float, gpu: GPUConfig, limits: 
         # chain is the one free for it: with every chain submitted at once, a worker freed by a
         # chain's run was sent another chain's first run before that chain's next run was ready,
         # and made the two chains' runs in turn (loading both traces, one after the other, again).
-        queue = chains(plans, done, workers)
+        # A chain stops at a run that raises (Dask fails the runs that wait for it with its error).
         threads = sum(w["nthreads"] for w in client.scheduler_info()["workers"].values()) or workers
+        queue = chains(plans, done, threads)
         tails = set()
         pending = as_completed()
         for c in range(min(threads, len(queue))):
