@@ -7,6 +7,8 @@ import dataclasses
 import importlib
 import json
 import os
+import re
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from importlib import metadata
@@ -104,16 +106,22 @@ def _numeric(v: Any) -> bool:
     return isinstance(v, str) and v.replace(",", "").replace(".", "").rstrip("%").isdigit()
 
 
-def jsonable(obj: Any) -> Any:
-    """``obj`` with numpy values, tuples and dataclasses turned into JSON types."""
+def jsonable(obj: Any, leaf: Callable[[Any], Any] | None = None) -> Any:
+    """``obj`` with numpy values, tuples and dataclasses turned into JSON types.
+
+    ``leaf``, if given, is asked first at every value: what it returns, unless None, stands for
+    the value (:func:`json_text` takes long lists of numbers so).
+    """
+    if leaf is not None and (out := leaf(obj)) is not None:
+        return out
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return jsonable(dataclasses.asdict(obj))
+        return jsonable(dataclasses.asdict(obj), leaf)
     if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
+        return {str(k): jsonable(v, leaf) for k, v in obj.items()}
     if isinstance(obj, list | tuple):
-        return [jsonable(v) for v in obj]
+        return [jsonable(v, leaf) for v in obj]
     if isinstance(obj, np.ndarray):
-        return jsonable(obj.tolist())
+        return jsonable(obj.tolist(), leaf)
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, float) and obj != obj:
@@ -150,39 +158,28 @@ def _bulk_default(v: Any) -> Any:
     raise TypeError(type(v).__name__)
 
 
-def _with_bulk(obj: Any, chunks: list[str], token: str) -> Any:
-    """:func:`jsonable`'s value of ``obj``, each long list of numbers replaced by ``token % i``
-    with its compact JSON in ``chunks[i]``.
-
-    A long list the C encoder refuses (a NaN, which :func:`jsonable` writes as null, or an
-    object it does not know) goes through :func:`jsonable` item by item as before.
-    """
-    if _bulk(obj):
-        try:
-            text = json.dumps(obj.tolist() if isinstance(obj, np.ndarray) else obj, allow_nan=False,
-                              separators=(",", ":"), default=_bulk_default)
-        except (TypeError, ValueError):
-            return jsonable(obj)
-        chunks.append(text)
-        return token % (len(chunks) - 1)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return _with_bulk(dataclasses.asdict(obj), chunks, token)
-    if isinstance(obj, dict):
-        return {str(k): _with_bulk(v, chunks, token) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_with_bulk(v, chunks, token) for v in obj]
-    return jsonable(obj)
-
-
 def json_text(obj: Any) -> str:
-    """``obj`` as JSON indented by two (:func:`jsonable`'s values), long lists of numbers on one line."""
-    import re
-    import secrets
+    """``obj`` as JSON indented by two (:func:`jsonable`'s values), long lists of numbers on one line.
 
+    Each long list of numbers is encoded compact by json's C encoder and held out of the indented
+    text as a placeholder string; one that the C encoder refuses (a NaN, which :func:`jsonable`
+    writes as null, or an object it does not know) goes through :func:`jsonable` item by item.
+    """
     # A placeholder no string of the data holds: it carries a random word.
     tag = f"gpucache-bulk-{secrets.token_hex(8)}-"
     chunks: list[str] = []
-    text = json.dumps(_with_bulk(obj, chunks, tag + "%d"), indent=2)
+
+    def bulk(v: Any) -> str | None:
+        if not _bulk(v):
+            return None
+        try:
+            chunks.append(json.dumps(v.tolist() if isinstance(v, np.ndarray) else v, allow_nan=False,
+                                     separators=(",", ":"), default=_bulk_default))
+        except (TypeError, ValueError):
+            return None
+        return f"{tag}{len(chunks) - 1}"
+
+    text = json.dumps(jsonable(obj, bulk), indent=2)
     if not chunks:
         return text + "\n"
     return re.sub(f'"{tag}(\\d+)"', lambda m: chunks[int(m.group(1))], text) + "\n"
