@@ -117,10 +117,10 @@ def compare_ciao18(args: argparse.Namespace) -> int:
     reused = f", {done.reused} from the store" if store is not None else ""
     taken = ([f"{done.unbound} of them GTO's: profile limits that never bound"] if done.unbound else []) + (
         [f"{done.stood_for} CIAO-C's: CIAO acted on no warp"] if done.stood_for else [])
-    unbound = f" ({'; '.join(taken)})" if taken else ""
+    not_simulated = f" ({'; '.join(taken)})" if taken else ""
     loads = f", {done.trace_loads} trace loads" if done.made else ""
     header = (f"suite ciao18  config {gpu.name}  scale {scale:g}  timing cycle  [{seconds:.1f} s wall, "
-              f"{cpu:.1f} s CPU, {where_ran(args)}; {done.made} runs made{unbound}{reused}{loads}]")
+              f"{cpu:.1f} s CPU, {where_ran(args)}; {done.made} runs made{not_simulated}{reused}{loads}]")
     if profile_only:
         print(header + "  GTO and Best-SWL's profile only")
         _print_profile(rows, [p["warp_limit"] for p in rows[0]["runs"]["best-swl"]["profile"]])
