@@ -26,7 +26,8 @@ seconds): the code counted is the generic CPU's (12.5 s on ``ciao18/pvc`` at
 instruction, and prints the loop's N functions that execute the most
 instructions of their own, with the calls made to each (a function inlined
 into another counts as part of it). The functions' addresses come from the
-symbols of the object file in numba's cache, which the loop was loaded from.
+object file the loop runs (compiled in the process, or loaded from numba's
+cache): the loop's entry address plus each function's offset in it.
 
 The model's build is the process's (``GPUCACHE_COMPILE``, ``gpucache --compile``:
 ``docs/timing.md``, "The loop compiled per configuration"), printed in the
@@ -41,10 +42,9 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import glob
 import json
 import os
-import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -61,38 +61,46 @@ D1, LL = "49152,12,64", "2097152,16,64"
 
 
 def loop_symbols(core, family: str) -> list[tuple[int, int, str]]:
-    """``(address, size, name)`` of every function of the loop's compiled code, as loaded from the disk cache.
+    """``(address, size, name)`` of every function of the loop's compiled code in this process.
 
-    Code loaded from numba's cache has no function table (``benchmarks/profile_timing.py`` compiles
-    afresh to get one), but its cache file holds the object file the code was loaded from: its
-    symbols name the functions, and the execution engine gives each one's address.
+    The object file is the one the process runs: the code it compiled itself
+    (numba keeps the object of code compiled with ``cache=True``), or else the
+    entry of the loop's own cache index that it was loaded from (code loaded from
+    numba's cache has no function table; ``benchmarks/profile_timing.py``
+    compiles afresh to get one). Addresses are the execution engine's address of
+    the loop's entry plus each function's offset from it in the object's code
+    section. Asking the engine for each function by name is not enough: a
+    function linked into several families' code (the shared helpers) has a copy
+    in each, and the engine answers with one of them, which may lie inside
+    another function of this object.
     """
     dispatcher = core._STEPS[family]
-    overload = next(iter(dispatcher.overloads.values()))
-    name = overload.fndesc.llvm_func_name
-    objects = [entry[0][2][0] for entry in map(_unpickle, glob.glob(os.path.join(
-        dispatcher._cache._cache_path, "*._step-*.nbc"))) if entry[1].llvm_func_name == name]
-    if not objects:
-        raise SystemExit(f"{dispatcher._cache._cache_path}: no cached object of the loop")
+    key, overload = next(iter(dispatcher.overloads.items()))
+    entry = overload.fndesc.llvm_func_name
+    obj = getattr(overload.library, "_compiled_object", None)
+    if not obj:
+        cache = dispatcher._cache
+        data = cache._cache_file.load(cache._index_key(key, overload.library.codegen))
+        obj = data[0][2][0] if data is not None and data[1].llvm_func_name == entry else None
+    if not obj:
+        raise SystemExit(f"{dispatcher._cache._cache_path}: no object of the loop {entry} in numba's cache")
     with tempfile.NamedTemporaryFile(suffix=".o") as fh:
-        fh.write(objects[0])
+        fh.write(obj)
         fh.flush()
-        table = subprocess.run(["nm", "-S", "--defined-only", fh.name], capture_output=True, text=True,
-                               check=True).stdout
-    engine = overload.library._codegen._engine
-    rows = []
-    for line in table.splitlines():
-        parts = line.split()
-        if len(parts) == 4 and parts[2] in "tTwW":
-            address = engine.get_function_address(parts[3])
-            if address:
-                rows.append((address, int(parts[1], 16), short_name(parts[3])))
-    return sorted(rows)
+        table = subprocess.run(["objdump", "-t", fh.name], capture_output=True, text=True, check=True).stdout
+    functions = [(m[3], int(m[1], 16), int(m[4], 16), m[5]) for m in map(_SYMBOL.match, table.splitlines())
+                 if m and "F" in m[2]]
+    anchor = [(section, offset) for section, offset, _, name in functions if name == entry]
+    if len(anchor) != 1:
+        raise SystemExit(f"the loop's object defines {entry} {len(anchor)} times, not once")
+    section, offset = anchor[0]
+    base = overload.library._codegen._engine.get_function_address(entry) - offset
+    return sorted((base + at, size, short_name(name)) for where, at, size, name in functions
+                  if where == section)
 
 
-def _unpickle(path: str):
-    with open(path, "rb") as fh:
-        return pickle.load(fh)  # noqa: S301 (numba's own cache file, written on this machine)
+#: A line of ``objdump -t``: value, the seven flag columns, section, size, name.
+_SYMBOL = re.compile(r"^([0-9a-f]+) (.{7}) (\S+)\s+([0-9a-f]+) (\S+)$")
 
 
 def per_function(callgrind_out: str, symbols: list) -> dict[str, list[int]]:
