@@ -12,7 +12,7 @@ import numpy as np
 import psutil
 import pytest
 
-from golden.experiments.sweep.engine import WORKER_MEMORY, dask_client
+from golden.experiments.sweep.engine import QUIET_CLUSTER, WORKER_MEMORY, dask_client
 
 _KEPT: list = []
 
@@ -28,10 +28,11 @@ def _after(x: int) -> int:
     return x + 1
 
 
-def test_the_sweep_cluster_workers_never_pause_or_spill():
+def test_the_sweep_cluster_workers_never_pause_or_spill_and_keep_quiet():
+    wanted = {**WORKER_MEMORY, **QUIET_CLUSTER}
     with dask_client(workers=1) as client:
-        settings = client.run(lambda: {k: dask.config.get(k) for k in WORKER_MEMORY})
-    assert list(settings.values()) == [WORKER_MEMORY]
+        settings = client.run(lambda: {k: dask.config.get(k) for k in wanted})
+    assert list(settings.values()) == [wanted]
 
 
 # Dask's own settings (the second case, marked slow for its 15 s wait) do not run the next task.

@@ -52,6 +52,7 @@ from golden.experiments.ciao18 import (
     unbound_limit,
 )
 from golden.experiments.sweep.store import ResultsStore
+from golden.gc_paused import gc_paused
 from golden.gpu.model import DeadlockError
 from golden.gpu.program import keep_programs
 from golden.workloads import registry
@@ -94,10 +95,10 @@ def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | No
     Returns
     -------
     dict
-        ``{"result": the run's result, "seconds": wall, "cpu_seconds": CPU, "trace_loaded": whether
-        this process built the workload for the run (its trace was not the one kept from the
-        process's last run)}``, and ``"unbound": True`` for a point whose result is GTO's,
-        ``"stood_for": True`` for a run whose result is CIAO-C's.
+        ``{"result": the run's result (its time series held: :func:`held`), "seconds": wall,
+        "cpu_seconds": CPU, "trace_loaded": whether this process built the workload for the run (its
+        trace was not the one kept from the process's last run)}``, and ``"unbound": True`` for a
+        point whose result is GTO's, ``"stood_for": True`` for a run whose result is CIAO-C's.
     """
     t0, c0 = time.perf_counter(), time.process_time()
     if gto is not None and unbound_limit(run, gto["result"]):
@@ -109,7 +110,7 @@ def make_task(run: Run, scale: float, gpu: GPUConfig, limits: Sequence[int] | No
                 "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
     tokens = best_swl(gpu, limits, [p["result"] for p in profile]) if run.tokens else None
     workload, loaded = _workload(run.workload, scale)
-    result = make_run(workload, gpu, run, tokens)
+    result = held(make_run(workload, gpu, run, tokens))  # an array pickles in a fraction of the lists' time
     return {"result": result, "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
             "trace_loaded": loaded}
 
@@ -207,10 +208,10 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
     out = Comparison()
     keys = {(n, r): run_key(r, scale, gpu, limits, code) for n, runs in plans.items() for r in runs}
     for nr, key in keys.items():
-        if store is not None and store.done(key):
-            rec = store.get(key)
+        if store is not None and (rec := store.find(key)) is not None:
             done[nr] = {"result": held(rec["metrics"]), "seconds": rec.get("seconds", 0.0),
                         "cpu_seconds": rec.get("cpu_seconds", 0.0)}
+            del rec
             out.reused += 1
             if on_done is not None:
                 on_done()
@@ -243,9 +244,12 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         try:
             # The rows give each run's result as the run made it (its series as lists again); the
             # workers are gone by now.
-            row = (profile_row(n, gpu, lambda r, n=n: as_made(done[n, r]["result"]), limits) if profile_only
-                   else comparison_row(n, gpu, lambda r, n=n: as_made(done[n, r]["result"]), limits, fig12,
-                                       fig11))
+            def result(r: Run, n: str = n) -> dict:
+                return as_made(done[n, r]["result"])
+
+            with gc_paused():
+                row = (profile_row(n, gpu, result, limits) if profile_only
+                       else comparison_row(n, gpu, result, limits, fig12, fig11))
         except DeadlockError as e:
             out.failed[n] = str(e)
             continue
@@ -264,12 +268,15 @@ def held(result: dict) -> dict:
     they took 4.6 GiB of the comparing process, which with two workers holding PVC's trace (8.3
     and 9.8 GiB) went past a 23.5 GiB machine: the kernel killed a worker (session 60). As arrays they
     take 8 bytes a number; the JSON written at the end (after the workers are gone) and the store
-    (:func:`~golden.experiments.sweep.store.ResultsStore.put`) turn them back into lists.
+    (:func:`~golden.experiments.sweep.store.ResultsStore.put`) turn them back into lists. A worker
+    holds the series of the run it made (:func:`make_task`): Dask sends the array to the comparing
+    process in a fraction of the time the lists took to pickle and unpickle.
     """
     series = result.get("series")
     if not series or isinstance(series.get("rows"), np.ndarray):
         return result
-    rows = np.asarray(series["rows"], np.int64).reshape(-1, len(series["columns"]))
+    with gc_paused():
+        rows = np.asarray(series["rows"], np.int64).reshape(-1, len(series["columns"]))
     return dict(result, series=dict(series, rows=rows))
 
 

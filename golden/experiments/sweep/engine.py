@@ -39,7 +39,8 @@ from golden.experiments.sweep.store import ResultsStore
 if TYPE_CHECKING:
     from distributed import Client
 
-__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "dask_client", "DEFAULT_WORKER_RETRIES", "WORKER_MEMORY"]
+__all__ = ["SweepOutcome", "run_sweep", "map_tasks", "dask_client", "DEFAULT_WORKER_RETRIES", "WORKER_MEMORY",
+           "QUIET_CLUSTER"]
 
 #: Times a point is rerun after its worker died (Dask's default ``allowed-failures``).
 DEFAULT_WORKER_RETRIES = 3
@@ -76,6 +77,17 @@ WORKER_MEMORY = {f"distributed.worker.memory.{k}": False for k in ("target", "sp
 #: profile point after GTO's run of its benchmark before it moves on to the next benchmark's trace
 #: (``golden.experiments.ciao18_runs``). A run is seconds to minutes long; the round trip is not.
 SCHEDULER_QUEUE = {"distributed.scheduler.worker-saturation": 1.0}
+
+#: What every sweep cluster's processes do besides the runs, slowed or off. Dask samples the task
+#: thread's stack every 10 ms (the dashboard's profile), wakes each server every 20 ms to time its
+#: event loop, reads each process's resources every 500 ms (the dashboard's plots) and each worker's
+#: memory every 100 ms (for the 95% restart). With two local workers that came to about 7% of a
+#: core, idle or busy (the comparing process 2.7 to 4%, each worker 1.4 to 2.5%; about 60 s of
+#: CPU in a 31-minute comparison); with these settings 1.6% (0.9%, 0.3 to 0.4%). The memory is
+#: still read every second, and a loop blocked for 3 s is still reported.
+QUIET_CLUSTER = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
+                 "distributed.admin.system-monitor.interval": "5s",
+                 "distributed.worker.memory.monitor-interval": "1s"}
 
 
 @contextlib.contextmanager
@@ -119,7 +131,7 @@ def dask_client(scheduler: str | None = None, workers: int = 2,
         # scale-1 ciao18 comparison stalled with both workers idle at 86% of their shares). Runs hold no
         # Dask data to spill; a worker that grows past 95% is still restarted and its run retried.
         with dask.config.set({"distributed.scheduler.allowed-failures": worker_retries, **WORKER_MEMORY,
-                              **SCHEDULER_QUEUE}):
+                              **SCHEDULER_QUEUE, **QUIET_CLUSTER}):
             if scheduler is not None:
                 try:
                     client = Client(scheduler, timeout="20s")

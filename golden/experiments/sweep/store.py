@@ -15,6 +15,11 @@ at any moment leaves only whole files. A point is done when its
 there (a stray, a file damaged by hand) is ignored, counted, and its point
 runs again. A failure file never counts as done: a rerun tries the point
 again and removes the file when it succeeds.
+
+A point's file is read and checked when the point is first asked for
+(:meth:`ResultsStore.done`, :meth:`~ResultsStore.find`), not when the store is
+opened: a ciao18 comparison reads each of its 170 stored runs once
+(:meth:`~ResultsStore.find`) instead of twice, while its workers wait.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import numpy as np
 
 from golden.errors import InputError
 from golden.files import atomic_write
+from golden.gc_paused import gc_paused
 
 __all__ = ["ResultsStore", "STORE_FORMAT"]
 
@@ -48,7 +54,9 @@ def _write_json(path: Path, data: dict) -> None:
             # Key order kept (the table's columns). Compact and in one string: json.dump and an
             # indent take the pure-Python encoder, 4 s for a 70 MB record (ciao18/corr's series at
             # scale 1) against 0.8 s here, in the process that files the runs of every worker.
-            f.write(json.dumps(data, allow_nan=True, default=_json_default))
+            with gc_paused():  # a held series becomes lists here (golden.gc_paused)
+                text = json.dumps(data, allow_nan=True, default=_json_default)
+            f.write(text)
             f.write("\n")
 
     atomic_write(path, write)
@@ -57,7 +65,8 @@ def _write_json(path: Path, data: dict) -> None:
 def _load(f: Path) -> dict | None:
     """The point record in file ``f``, or None if it is damaged (not UTF-8, not JSON, not a point record)."""
     try:
-        record = json.loads(f.read_text(encoding="utf-8"))
+        with gc_paused():
+            record = json.loads(f.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(record, dict) or record.get("key") != f.stem or \
@@ -83,8 +92,9 @@ class ResultsStore:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        self.damaged: list[str] = []
-        self._done: set[str] = set()  # the keys of the valid point files
+        self._names: set[str] = set()  # the keys of the point files, checked or not
+        self._done: set[str] = set()  # the keys of the point files checked and valid
+        self._damaged: set[str] = set()  # the keys of the point files checked and damaged
         where = f"--store {os.fspath(path)}"
         marker = self.path / "store.json"
         try:
@@ -112,24 +122,48 @@ class ResultsStore:
             raise InputError(f"{where}: cannot use it ({e.strerror or e})") from None
 
     def _read(self) -> None:
-        for f in sorted((self.path / "points").glob("*.json")):
-            if _load(f) is None:
-                self.damaged.append(f.name)
-            else:
-                self._done.add(f.stem)
+        self._names = {f.stem for f in (self.path / "points").glob("*.json")}
+
+    @property
+    def damaged(self) -> list[str]:
+        """The names of the point files that do not read back as their point's record, in order.
+
+        Checks every file not checked yet.
+        """
+        for key in sorted(self._names - self._done - self._damaged):
+            self.find(key)
+        return sorted(f"{key}.json" for key in self._damaged)
 
     def done(self, key: str) -> bool:
-        """Whether the point ``key`` has a result in the store."""
-        return key in self._done
+        """Whether the point ``key`` has a result in the store (its file is read and checked once)."""
+        return key in self._done or (key in self._names and key not in self._damaged
+                                     and self.find(key) is not None)
 
-    def get(self, key: str) -> dict:
-        """The record of a finished point, read from its file (``KeyError`` if it has none).
+    def find(self, key: str) -> dict | None:
+        """The record of point ``key``, read from its file; None if the point is not done.
 
         The store keeps no record in memory: a ciao18 comparison's 315 records at the paper's
         sizes are 830 MB of JSON, several GB as Python objects, in the process whose workers need
         the machine's memory (session 60: a worker killed for want of it).
         """
-        record = _load(self.path / "points" / f"{key}.json") if key in self._done else None
+        if key not in self._names or key in self._damaged:
+            return None
+        try:
+            record = _load(self.path / "points" / f"{key}.json")
+        except FileNotFoundError:  # removed since the store was opened: not done, not damaged
+            self._names.discard(key)
+            self._done.discard(key)
+            return None
+        if record is None:
+            self._done.discard(key)
+            self._damaged.add(key)
+        else:
+            self._done.add(key)
+        return record
+
+    def get(self, key: str) -> dict:
+        """The record of a finished point, read from its file (``KeyError`` if it has none)."""
+        record = self.find(key)
         if record is None:
             raise KeyError(key)
         return record
@@ -138,7 +172,9 @@ class ResultsStore:
         """File a finished point's record (with ``key``, ``params``, ``metrics``) atomically."""
         key = record["key"]
         _write_json(self.path / "points" / f"{key}.json", record)
+        self._names.add(key)
         self._done.add(key)
+        self._damaged.discard(key)
         (self.path / "failed" / f"{key}.json").unlink(missing_ok=True)
 
     def fail(self, record: dict) -> None:
