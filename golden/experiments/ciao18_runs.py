@@ -211,13 +211,13 @@ def run_comparison(names: Iterable[str], scale: float, gpu: GPUConfig, limits: S
         if store is not None and (rec := store.find(key)) is not None:
             done[nr] = {"result": held(rec["metrics"]), "seconds": rec.get("seconds", 0.0),
                         "cpu_seconds": rec.get("cpu_seconds", 0.0)}
-            del rec
+            del rec  # its lists go before the next record is parsed
             out.reused += 1
             if on_done is not None:
                 on_done()
 
     def file(nr: tuple[str, Run], rec: dict) -> None:
-        done[nr] = dict(rec, result=held(rec["result"]))
+        done[nr] = rec  # its series held already (make_task)
         out.made += 1
         out.unbound += bool(rec.get("unbound"))
         out.stood_for += bool(rec.get("stood_for"))
@@ -275,8 +275,7 @@ def held(result: dict) -> dict:
     series = result.get("series")
     if not series or isinstance(series.get("rows"), np.ndarray):
         return result
-    with gc_paused():
-        rows = np.asarray(series["rows"], np.int64).reshape(-1, len(series["columns"]))
+    rows = np.asarray(series["rows"], np.int64).reshape(-1, len(series["columns"]))
     return dict(result, series=dict(series, rows=rows))
 
 

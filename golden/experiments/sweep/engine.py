@@ -78,13 +78,14 @@ WORKER_MEMORY = {f"distributed.worker.memory.{k}": False for k in ("target", "sp
 #: (``golden.experiments.ciao18_runs``). A run is seconds to minutes long; the round trip is not.
 SCHEDULER_QUEUE = {"distributed.scheduler.worker-saturation": 1.0}
 
-#: What every sweep cluster's processes do besides the runs, slowed or off. Dask samples the task
-#: thread's stack every 10 ms (the dashboard's profile), wakes each server every 20 ms to time its
-#: event loop, reads each process's resources every 500 ms (the dashboard's plots) and each worker's
-#: memory every 100 ms (for the 95% restart). With two local workers that came to about 7% of a
-#: core, idle or busy (the comparing process 2.7 to 4%, each worker 1.4 to 2.5%; about 60 s of
-#: CPU in a 31-minute comparison); with these settings 1.6% (0.9%, 0.3 to 0.4%). The memory is
-#: still read every second, and a loop blocked for 3 s is still reported.
+#: What a local sweep cluster's processes do besides the runs, slowed or off (an existing cluster's
+#: workers keep their own settings). Dask samples the task thread's stack every 10 ms (the
+#: dashboard's profile), wakes each server every 20 ms to time its event loop, reads each process's
+#: resources every 500 ms (the dashboard's plots) and each worker's memory every 100 ms (for the 95%
+#: restart). With two local workers that came to about 7% of a core idle (the comparing process
+#: 2.7 to 4%, each worker 1.4 to 2.5%), some 130 s of CPU over a 31-minute comparison at that rate;
+#: with these settings 1.6% (0.9%, 0.3 to 0.4%). The memory is still read every second, and a loop
+#: blocked for 3 s is still reported.
 QUIET_CLUSTER = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
                  "distributed.admin.system-monitor.interval": "5s",
                  "distributed.worker.memory.monitor-interval": "1s"}

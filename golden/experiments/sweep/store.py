@@ -136,8 +136,7 @@ class ResultsStore:
 
     def done(self, key: str) -> bool:
         """Whether the point ``key`` has a result in the store (its file is read and checked once)."""
-        return key in self._done or (key in self._names and key not in self._damaged
-                                     and self.find(key) is not None)
+        return key in self._done or self.find(key) is not None
 
     def find(self, key: str) -> dict | None:
         """The record of point ``key``, read from its file; None if the point is not done.
