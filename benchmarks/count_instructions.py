@@ -26,8 +26,8 @@ seconds): the code counted is the generic CPU's (12.5 s on ``ciao18/pvc`` at
 instruction, and prints the loop's N functions that execute the most
 instructions of their own, with the calls made to each (a function inlined
 into another counts as part of it). The functions' addresses come from the
-object file the loop runs (compiled in the process, or loaded from numba's
-cache): the loop's entry address plus each function's offset in it.
+object files of the loops the child loaded from numba's cache (filled by the
+native run): each loop's entry address plus each function's offset in it.
 
 The model's build is the process's (``GPUCACHE_COMPILE``, ``gpucache --compile``:
 ``docs/timing.md``, "The loop compiled per configuration"), printed in the
@@ -61,18 +61,24 @@ D1, LL = "49152,12,64", "2097152,16,64"
 
 
 def loop_symbols(core, family: str) -> list[tuple[int, int, str]]:
-    """``(address, size, name)`` of every function of the loop's compiled code in this process.
+    """``(address, size, name)`` of every function in the code section of the loop ``family``'s object.
 
-    The object file is the one the process runs: the code it compiled itself
-    (numba keeps the object of code compiled with ``cache=True``), or else the
-    entry of the loop's own cache index that it was loaded from (code loaded from
-    numba's cache has no function table; ``benchmarks/profile_timing.py``
-    compiles afresh to get one). Addresses are the execution engine's address of
-    the loop's entry plus each function's offset from it in the object's code
-    section. Asking the engine for each function by name is not enough: a
-    function linked into several families' code (the shared helpers) has a copy
-    in each, and the engine answers with one of them, which may lie inside
-    another function of this object.
+    The object is the one the process loaded: the entry of the loop's own cache
+    index (code loaded from numba's cache has no function table), or the code it
+    compiled itself (numba keeps the object of code compiled with ``cache=True``).
+    Addresses are the execution engine's address of the loop's entry plus each
+    function's offset from it in the object's code section. Asking the engine for
+    each function by name is not enough: a function linked into several
+    families' code (the shared helpers) has a copy in each, and the engine
+    answers with one of them, which may lie inside another function of this
+    object.
+
+    Only for a loop loaded from the cache is this the code that runs: in a
+    process that compiled the loop, each function the loop calls was compiled and
+    loaded first as code of its own, and the loop's calls are bound to those
+    copies (its own are weak definitions), so samples land outside this table
+    (session 64: 80% of ``perf``'s samples on ``rdgc/gesummv``). Profile a loop
+    compiled by another process (:func:`run_symbols`).
     """
     dispatcher = core._STEPS[family]
     key, overload = next(iter(dispatcher.overloads.items()))
@@ -97,6 +103,17 @@ def loop_symbols(core, family: str) -> list[tuple[int, int, str]]:
     base = overload.library._codegen._engine.get_function_address(entry) - offset
     return sorted((base + at, size, short_name(name)) for where, at, size, name in functions
                   if where == section)
+
+
+def run_symbols(core) -> list[tuple[int, int, str]]:
+    """:func:`loop_symbols` of every loop the process loaded, in one table sorted by address.
+
+    Loaded from numba's cache, these objects hold all the model's code that runs:
+    a helper linked into several families runs from the first family's object
+    loaded (its other copies are weak definitions bound to that one), so one
+    name may have several addresses here, each a copy of the same code.
+    """
+    return sorted(row for family in core._STEPS for row in loop_symbols(core, family))
 
 
 #: A line of ``objdump -t``: value, the seven flag columns, section, size, name.
@@ -167,8 +184,8 @@ def child(args: argparse.Namespace) -> None:
         from golden.gpu import core  # noqa: PLC0415
 
         with open(args.symbols, "w") as fh:
-            # The loop just run: the last one compiled (the warm-up compiles the baseline's first).
-            json.dump(loop_symbols(core, list(core._STEPS)[-1]), fh)
+            # Every loop loaded (the warm-up's baseline first): the shared helpers run from it.
+            json.dump(run_symbols(core), fh)
     loop = r["timing"]["loop"]
     print(json.dumps({"seconds": seconds, "build": compile_mode(), "events": sum(loop["events"].values()),
                       "sm_cycles": loop["sm_cycles_stepped"], "gpu_cycles": loop["gpu_cycles_stepped"],

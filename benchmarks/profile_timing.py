@@ -1,10 +1,12 @@
 """Where the timing model's compiled loop spends its time: ``perf`` samples per compiled function.
 
-numba's JIT code carries no symbols ``perf`` can read, so this script compiles
-the loop afresh (a temporary numba cache directory: code loaded from the disk
-cache has no function table), takes the address of every function in the
-loop's code library, runs the workload under ``perf record`` (sampling this
-process) and assigns each sample to the function whose code holds it. With
+numba's JIT code carries no symbols ``perf`` can read, so this script has a
+child process compile the loop into a temporary numba cache directory, loads
+it from there, places every function of the loaded objects
+(``count_instructions.run_symbols``: a process that compiled the loop itself
+runs its callees from objects of their own, outside the loop's table), runs the
+workload under ``perf record`` (sampling this process) and assigns each sample
+to the function whose code holds it. With
 ``--instructions FUNCTION`` it also prints that function's hottest
 instructions (its machine code disassembled with ``objdump``); ``--listing PATH``
 writes its whole disassembly, each instruction with its samples.
@@ -29,23 +31,12 @@ import sys
 import tempfile
 import time
 
-_TMP = tempfile.mkdtemp(prefix="gpucache-profile-")
-os.environ["NUMBA_CACHE_DIR"] = _TMP  # before numba is imported: compile, do not load
+# Before numba is imported: a cache of the script's own, shared with its compiling child.
+_TMP = os.environ.setdefault("GPUCACHE_PROFILE_CACHE", tempfile.mkdtemp(prefix="gpucache-profile-"))
+os.environ["NUMBA_CACHE_DIR"] = _TMP
 
-from numba_symbols import short_name  # noqa: E402 (this directory: the script's own)
+from count_instructions import run_symbols  # noqa: E402 (this directory: the script's own)
 
-
-def functions(dispatcher) -> list[tuple[int, str]]:
-    """(address, short name) of every function defined in ``dispatcher``'s compiled code, sorted."""
-    library = next(iter(dispatcher.overloads.values())).library
-    rows = []
-    for f in library._final_module.functions:
-        if f.is_declaration or f.name.startswith("cfunc.") or "cpython" in f.name:
-            continue
-        address = library.get_pointer_to_function(f.name)
-        if address:
-            rows.append((address, short_name(f.name)))
-    return sorted(rows)
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -58,6 +49,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--listing", default=None, metavar="PATH",
                     help="with --instructions: write its whole disassembly, each line with its samples")
+    ap.add_argument("--compile-only", action="store_true", help=argparse.SUPPRESS)  # the child's part
     args = ap.parse_args()
 
     from golden.configs.loader import load_config
@@ -76,13 +68,17 @@ def main() -> int:
             p.attach_gpu(gpu)
         return p
 
-    workload = registry.build(args.workload, args.scale)
+    small = registry.build(args.workload, min(args.scale, 0.01))
+    if args.compile_only:
+        simulate_timed(small, gpu, policy())
+        return 0
     t0 = time.perf_counter()
-    simulate_timed(registry.build(args.workload, min(args.scale, 0.01)), gpu, policy())
+    subprocess.run([sys.executable, *sys.argv, "--compile-only"], check=True)
     print(f"compiled in {time.perf_counter() - t0:.0f} s", flush=True)
-    key = "baseline" if args.policy is None else next(k for k in core._STEPS if k != "baseline")
-    table = functions(core._STEPS[key])
-    starts = [a for a, _ in table]
+    simulate_timed(small, gpu, policy())  # loaded from the child's cache
+    workload = registry.build(args.workload, args.scale)
+    table = run_symbols(core)
+    starts = [a for a, _, _ in table]
     data = os.path.join(_TMP, "perf.data")
     perf = subprocess.Popen(["perf", "record", "-q", "-F", "1999", "-p", str(os.getpid()), "-o", data],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -93,24 +89,28 @@ def main() -> int:
     seconds = time.perf_counter() - t0
     perf.send_signal(2)
     perf.wait()
-    ips = [int(x, 16) for x in subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True,
-                                              text=True, check=True).stdout.split()]
-    # Samples outside the loop's library (policy hooks compiled on their own, numpy, the
-    # interpreter) are named by perf's own symbol or shared object.
-    where = subprocess.run(["perf", "script", "-i", data, "-F", "sym,dso"], capture_output=True, text=True,
+    # Samples outside the loops' objects (policy hooks compiled on their own, numpy, the
+    # interpreter, the kernel) are named by perf's own symbol and shared object: "ip sym (dso)".
+    lines = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym,dso"], capture_output=True, text=True,
                            check=True).stdout.splitlines()
+    ips = []
     counts: collections.Counter = collections.Counter()
-    for ip, other in zip(ips, where, strict=False):
+    for line in lines:
+        if not line.strip():
+            continue
+        ip_text, _, other = line.strip().partition(" ")
+        ip = int(ip_text, 16)
+        ips.append(ip)
         i = bisect.bisect_right(starts, ip) - 1
-        inside = i >= 0 and (i + 1 == len(starts) or ip < starts[i + 1]) and ip - starts[i] < (1 << 20)
-        counts[table[i][1] if inside else f"(other) {other.strip()[:70]}"] += 1
+        inside = i >= 0 and ip < starts[i] + max(table[i][1], 1)
+        counts[table[i][2] if inside else f"(other) {other.strip()[:70]}"] += 1
     print(f"{args.repeat} runs in {seconds:.1f} s; {len(ips)} samples")
     for name, n in counts.most_common(args.top):
         print(f"{100 * n / len(ips):6.1f}%  {name}")
     if args.instructions:
-        i = next(j for j, (_, name) in enumerate(table) if name == args.instructions)
-        start = starts[i]
-        size = (starts[i + 1] - start) if i + 1 < len(starts) else 1 << 16
+        # The hottest copy when a function has several (one per family's object).
+        start, size, _ = max((row for row in table if row[2] == args.instructions),
+                             key=lambda row: sum(row[0] <= ip < row[0] + row[1] for ip in ips))
         blob = os.path.join(_TMP, "code.bin")
         with open(blob, "wb") as fh:
             fh.write(ctypes.string_at(start, min(size, 1 << 20)))
