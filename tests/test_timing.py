@@ -688,3 +688,27 @@ def test_one_sub_partition_responds_alike_in_either_order():
                                  if not k.startswith(("loop_", "events_port_"))}) for r in results],
                     tm.access_log().tolist()))
     assert out[0] == out[1]
+
+
+def test_pools_hand_out_indices_as_a_written_free_stack_would():
+    # The free stacks start unwritten (0 .. N-1 implied below a mark): random takes and gives must
+    # hand out the same indices, in the same order, as a stack written 0 .. N-1 at the start.
+    from golden.gpu.core import _pool_give, _pool_take
+
+    rng = np.random.default_rng(7)
+    n = 64
+    table = np.full((2, n), -99, np.int64)  # row 1 is the stack; -99 shows a position never written
+    meta = np.array([n, n], np.int64)
+    written = list(range(n))
+    held: list[int] = []
+    for _ in range(5000):
+        if held and (len(written) == 0 or rng.random() < 0.5):
+            x = held.pop(int(rng.integers(len(held))))
+            _pool_give(table, 1, meta, x)
+            written.append(x)
+        else:
+            got = _pool_take(table, 1, meta)
+            assert got == written.pop()
+            held.append(got)
+        assert meta[0] == len(written)
+    assert (table[1, :meta[1]] == -99).all()  # below the mark: never written

@@ -277,15 +277,38 @@ def _event(S, time, kind, payload):
         S.sc[S_BLOCKED_KIND] = 6
 
 
+def _pool_take(table, row, meta):
+    """The index on top of a pool's free stack (row ``row`` of ``table``; the caller checked it is not
+    empty), taken off it.
+
+    ``meta`` holds the stack's size and the position below which it was never written: a stack of
+    ``N`` starts as ``0 .. N - 1`` without being written (writing it touched every page of a pool
+    sized for the worst case: 88 MB of waiters on the kim20 preset, zeroed by the kernel and
+    written again each run), so a position below that mark still holds its own index.
+    """
+    n = meta[0] - 1
+    meta[0] = n
+    if n < meta[1]:
+        return n
+    return table[row, n]
+
+
+def _pool_give(table, row, meta, x):
+    """Put index ``x`` back on top of a pool's free stack (:func:`_pool_take`)."""
+    n = meta[0]
+    table[row, n] = x
+    meta[0] = n + 1
+    if n < meta[1]:
+        meta[1] = n
+
+
 def _new_request(S, kind, sm, line, sec, entry, flags, slot, row, a, part, ready):
     """A request from the pool (the caller checked one is free); returns its index.
 
     ``ready`` is the first cycle it may leave the SM's miss queue: the cycle after its lookup, plus
     ``l1.miss_latency`` for a request that looked the L1 up.
     """
-    n = S.rq_meta[0] - 1
-    r = S.r[R_RQ_FREE, n]
-    S.rq_meta[0] = n
+    r = _pool_take(S.r, R_RQ_FREE, S.rq_meta)
     S.r[R_R_KIND, r] = kind
     S.r[R_R_SM, r] = sm
     S.r[R_R_LINE, r] = line
@@ -308,8 +331,7 @@ def _new_request(S, kind, sm, line, sec, entry, flags, slot, row, a, part, ready
 
 
 def _free_request(S, r):
-    S.r[R_RQ_FREE, S.rq_meta[0]] = r
-    S.rq_meta[0] += 1
+    _pool_give(S.r, R_RQ_FREE, S.rq_meta, r)
     S.sc[S_INFLIGHT] -= 1
 
 
@@ -910,9 +932,7 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
 
 
 def _waiter(S, slot, row, nxt):
-    n = S.wt_meta[0] - 1
-    S.wt_meta[0] = n
-    w = S.wt[Q_WT_FREE, n]
+    w = _pool_take(S.wt, Q_WT_FREE, S.wt_meta)
     S.wt[Q_WT_SLOT, w] = slot
     S.wt[Q_WT_ROW, w] = row
     S.wt[Q_WT_NEXT, w] = nxt
@@ -1155,8 +1175,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
         if S.wt[Q_WT_SLOT, w] >= 0:
             # GPGPU-Sim hands the merged requests to the writeback one a cycle (l1_response_rate).
             _release(K, S, sm, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], S.wt[Q_WT_ROW, w], t)
-        S.wt[Q_WT_FREE, S.wt_meta[0]] = w
-        S.wt_meta[0] += 1
+        _pool_give(S.wt, Q_WT_FREE, S.wt_meta, w)
         w = nxt
     _free_request(S, r)
 
@@ -2421,7 +2440,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
-              _new_request, _free_request, _request_access, _window_end, _window_load, _window_cycles,
+              _pool_take, _pool_give, _new_request, _free_request, _request_access, _window_end, _window_load,
+              _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
               _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
@@ -2520,8 +2540,8 @@ def _inline(fn) -> str:
     # The per-warp issue check runs for every warp slot every cycle: inlined; so are the issue and
     # the quiet check, each called once or twice an SM-cycle from the loop alone (a call's
     # arguments and saved registers cost about as much as their common paths).
-    return "always" if fn in (_why, _popcount, _mask_bytes, _bytes_of, _l2_bytes, _flits, _issue,
-                              _quiet, _l1_lookup, _greedy_why, _oldest_ready, _mark_active,
+    return "always" if fn in (_pool_take, _pool_give, _why, _popcount, _mask_bytes, _bytes_of, _l2_bytes,
+                              _flits, _issue, _quiet, _l1_lookup, _greedy_why, _oldest_ready, _mark_active,
                               _blocks_possible) else "never"
 
 

@@ -249,8 +249,10 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
         l2_keys=np.full(int(n_part * l2_map), -1, np.int64), l2_vals=np.zeros(int(n_part * l2_map), np.int64),
         l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64),
         l2_sec=np.zeros(int(l2_lines), np.int64),
-        rq_meta=np.array([n_req], np.int64),
-        wt_meta=np.array([n_wait], np.int64), ev_node=node, ev_bucket=bucket, ev_ovf=ovf,
+        # Each pool's free stack: its size, and the position below which it still holds 0, 1, ... unwritten
+        # (core._pool_take).
+        rq_meta=np.array([n_req, n_req], np.int64),
+        wt_meta=np.array([n_wait, n_wait], np.int64), ev_node=node, ev_bucket=bucket, ev_ovf=ovf,
         ev_meta=meta,
         c=np.zeros(len(layout.COUNTERS), np.int64), sc=np.zeros(len(layout.SCALARS), np.int64),
         series=np.zeros((1, N_SERIES), np.int64),
@@ -260,8 +262,6 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.sm[row("sm", "l1_meta")] = m1
     state.f[row("f", "l2_free")] = np.arange(n_part * m2, dtype=np.int64)
     state.part[row("part", "l2_meta")] = m2
-    state.r[row("r", "rq_free")] = np.arange(n_req, dtype=np.int64)
-    state.wt[row("wt", "wt_free")] = np.arange(n_wait, dtype=np.int64)
     state.bank[row("bank", "d_open")] = -1
     n_ch, per_ch = int(k[_K["n_channels"]]), int(k[_K["dq_per_channel"]])
     state.dq[row("dq", "dq_free")] = np.arange(n_ch * per_ch, dtype=np.int64)  # channel c: c*per_ch + i
