@@ -57,7 +57,7 @@ def timed(g, kernels, self_check: bool, dependences: str = "next-memory", policy
 
 
 #: Counters of the shortcuts themselves, which differ by design between the two runs.
-SHORTCUT_COUNTERS = ("self_check_fails", "quiet_sm_cycles", "quiet_held_sm_cycles")
+SHORTCUT_COUNTERS = ("self_check_fails", "quiet_sm_cycles", "quiet_held_sm_cycles", "idle_sm_cycles")
 #: The loop's own work: a checked run steps the SM-cycles a plain run skips as quiet.
 LOOP_COUNTERS = ("loop_gpu_cycles", "loop_sm_cycles", "loop_sm_cycles_idle")
 
@@ -128,6 +128,8 @@ def test_shortcuts_change_nothing(name):
     # The shortcuts were taken, quiet SMs with a held LD/ST unit or lookup pipeline among them
     # (4 MSHRs and a miss queue of 4 fill up).
     assert used["quiet_sm_cycles"] >= used["quiet_held_sm_cycles"] > 0
+    # An SM left without warps while the other finishes its CTAs: settled in bulk.
+    assert used["idle_sm_cycles"] > 0
     if name == "frfcfs-window":
         # The machine does what it is here for: the window served requests out of order.
         assert sum(k.counters["dram_reordered"] for k in plain) > 0

@@ -128,7 +128,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU,
  C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED, C_LOOP_CYCLES, C_LOOP_SM_CYCLES, C_LOOP_SM_IDLE,
  C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
- C_EV_PORT_ARRIVE, C_EV_PORT_FREE) = range(len(layout.COUNTERS))
+ C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_IDLE_SM_CYCLES) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS) = range(len(layout.SCALARS))
@@ -144,7 +144,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
  M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,
- M_RSP_N, M_RSP_LAST,) = range(45)
+ M_RSP_N, M_RSP_LAST, M_IDLE_FROM,) = range(46)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -161,7 +161,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 45, 10, 18, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 46, 10, 18, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -1022,7 +1022,22 @@ def _settle(K, S, sm, upto):
     cycle would add the same counts (its warps, its slots, each scheduler's
     stall reason, its sampling window's ready warps), so the loop skips it and
     adds them here, before anything changes what they would be.
+
+    An idle SM (``idle_from`` >= 0: no warps, nothing queued for its L1) is
+    settled here too: each of its cycles adds its slots and a scheduler cycle
+    with no warp for each scheduler. Only a CTA's start (:func:`_dispatch`)
+    ends it.
     """
+    first = S.sm[M_IDLE_FROM, sm]
+    if first >= 0:
+        n = upto - first
+        if n > 0:
+            S.c[C_SLOT_CYCLES] += n * K[K_SLOTS]
+            S.c[C_ISSUE_CYCLES] += n * K[K_N_SCHED]
+            S.c[C_STALL_NONE] += n * K[K_N_SCHED]
+            S.c[C_IDLE_SM_CYCLES] += n
+        S.sm[M_IDLE_FROM, sm] = upto
+        return
     first = S.sm[M_QUIET_FROM, sm]
     if first < 0:
         return
@@ -1082,14 +1097,15 @@ def _count_blocked(K, S, sm):
 
 
 def _rouse(K, S, sm):
-    """Something happens to ``sm`` in this cycle: settle its quiet cycles; the loop runs it again."""
-    if S.sm[M_QUIET_FROM, sm] >= 0:
+    """Something happens to ``sm`` in this cycle: settle its quiet or idle cycles; the loop runs it again."""
+    if S.sm[M_QUIET_FROM, sm] >= 0 or S.sm[M_IDLE_FROM, sm] >= 0:
         _settle(K, S, sm, S.sc[S_CYCLE])
         S.sm[M_QUIET_FROM, sm] = -1
+        S.sm[M_IDLE_FROM, sm] = -1
 
 
 def _settle_all(K, S, upto):
-    """Settle every quiet SM up to ``upto`` (the loop returns: the counters must be whole)."""
+    """Settle every quiet or idle SM up to ``upto`` (the loop returns: the counters must be whole)."""
     for sm in range(K[K_N_SM]):
         _settle(K, S, sm, upto)
 
@@ -2145,16 +2161,23 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 _release_stalled(K, S, sm)  # a CTA left an SM and none came in its place
         issued_any = False
         for sm in range(n_sm):
+            if M[M_IDLE_FROM, sm] >= 0:
+                continue  # idle until a CTA starts on it: its cycles are settled later (_settle)
             if M[M_QUIET_FROM, sm] >= 0:
                 if t < M[M_QUIET_UNTIL, sm] and not _prompted(S, sm):
                     continue  # still quiet: its cycles are settled later (_settle)
                 _rouse(K, S, sm)
             if M[M_SM_WARPS, sm] == 0 and M[M_MQ_N, sm] == 0 and M[M_LD_SLOT, sm] < 0 \
                     and M[M_LQ_N, sm] == 0:
-                # An idle SM: its schedulers have no warp.
-                C[C_SLOT_CYCLES] += K[K_SLOTS]
-                C[C_ISSUE_CYCLES] += n_sched
-                C[C_STALL_NONE] += n_sched
+                # An idle SM: its schedulers have no warp, and nothing but a CTA's start gives it
+                # work. Its cycles from this one on are settled in bulk (not under self_check,
+                # which counts them here).
+                if K[K_SELF_CHECK]:
+                    C[C_SLOT_CYCLES] += K[K_SLOTS]
+                    C[C_ISSUE_CYCLES] += n_sched
+                    C[C_STALL_NONE] += n_sched
+                else:
+                    M[M_IDLE_FROM, sm] = t
                 continue
             worked = False  # for loop_sm_cycles_idle
             if M[M_MQ_N, sm] > 0 and _inject(K, S, t, sm):
@@ -2278,7 +2301,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             # Idle cycles: every scheduler stalls for the reason it gave this cycle (a quiet SM's
             # are settled later).
             for sm in range(n_sm):
-                if M[M_QUIET_FROM, sm] >= 0:
+                if M[M_QUIET_FROM, sm] >= 0 or M[M_IDLE_FROM, sm] >= 0:
                     continue
                 _retries(S, sm, skip)
                 _sm_cycles(S, sm, skip)

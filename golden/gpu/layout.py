@@ -50,7 +50,7 @@ TABLES = {
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
         'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n', 'ctl_vta_hits',
-        'rsp_n', 'rsp_last'
+        'rsp_n', 'rsp_last', 'idle_from'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -139,6 +139,8 @@ COUNTERS = (
     "loop_gpu_cycles", "loop_sm_cycles", "loop_sm_cycles_idle",
     "events_hit", "events_l2_arrive", "events_l2_fill", "events_l1_fill", "events_dram_arrive",
     "events_dram_wake", "events_port_arrive", "events_port_free",
+    # SM-cycles of SMs without warps or work the loop skipped and settled later (core._settle).
+    "idle_sm_cycles",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

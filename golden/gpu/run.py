@@ -77,8 +77,10 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
                        "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
                        "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},
         "ctas": c["ctas_launched"], "barriers": c["barriers"], "self_check_fails": c["self_check_fails"],
-        # The loop's shortcut (docs/timing.md, "Speed"): SM-cycles skipped, and those held by a failure.
+        # The loop's shortcuts (docs/timing.md, "Speed"): SM-cycles skipped, those held by a failure,
+        # and those of SMs without warps or work.
         "quiet_sm_cycles": c["quiet_sm_cycles"], "quiet_held_sm_cycles": c["quiet_held_sm_cycles"],
+        "idle_sm_cycles": c["idle_sm_cycles"],
         # The loop's own work (docs/timing.md, "The loop's work counted"): what a run's speed follows.
         "loop": {"gpu_cycles_stepped": c["loop_gpu_cycles"], "sm_cycles_stepped": c["loop_sm_cycles"],
                  "sm_cycles_idle": c["loop_sm_cycles_idle"],

@@ -333,6 +333,7 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     state.sched_sleep[:] = 0
     state.sched_active[:] = 0
     state.sm[row("sm", "quiet_from")] = -1
+    state.sm[row("sm", "idle_from")] = -1
     state.sm[row("sm", "sm_elig_dirty")] = 1
     sc = state.sc
     accesses = sc[_S["accesses"]]
