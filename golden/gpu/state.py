@@ -271,6 +271,8 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.ch[row("ch", "dq_wake")] = -1
     state.sm[row("sm", "ld_slot")] = -1
     state.sm[row("sm", "ld_asked")] = -1
+    state.sm[row("sm", "quiet_from")] = -1  # no SM is quiet (core._quiet) or idle (the loop) yet
+    state.sm[row("sm", "idle_from")] = -1
     state.sm[row("sm", "ctl_first_cta")] = -1
     state.port[row("port", "port_head")] = -1
     state.smem[row("smem", "x_tag")] = -1
