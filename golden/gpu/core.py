@@ -1032,9 +1032,7 @@ def _settle(K, S, sm, upto):
     if first >= 0:
         n = upto - first
         if n > 0:
-            S.c[C_SLOT_CYCLES] += n * K[K_SLOTS]
-            S.c[C_ISSUE_CYCLES] += n * K[K_N_SCHED]
-            S.c[C_STALL_NONE] += n * K[K_N_SCHED]
+            _idle_cycles(K, S, n)
             S.c[C_IDLE_SM_CYCLES] += n
         S.sm[M_IDLE_FROM, sm] = upto
         return
@@ -1055,6 +1053,13 @@ def _settle(K, S, sm, upto):
         if S.sm[M_LD_SLOT, sm] >= 0 or S.sm[M_LQ_N, sm] > 0 and S.sm[M_LQ_FAIL, sm] > 0:
             S.c[C_QUIET_HELD_CYCLES] += n
     S.sm[M_QUIET_FROM, sm] = upto
+
+
+def _idle_cycles(K, S, n):
+    """Add ``n`` cycles of an SM without warps: its slots, and each scheduler finding no warp."""
+    S.c[C_SLOT_CYCLES] += n * K[K_SLOTS]
+    S.c[C_ISSUE_CYCLES] += n * K[K_N_SCHED]
+    S.c[C_STALL_NONE] += n * K[K_N_SCHED]
 
 
 def _retries(S, sm, n):
@@ -2173,9 +2178,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 # work. Its cycles from this one on are settled in bulk (not under self_check,
                 # which counts them here).
                 if K[K_SELF_CHECK]:
-                    C[C_SLOT_CYCLES] += K[K_SLOTS]
-                    C[C_ISSUE_CYCLES] += n_sched
-                    C[C_STALL_NONE] += n_sched
+                    _idle_cycles(K, S, np.int64(1))
                 else:
                     M[M_IDLE_FROM, sm] = t
                 continue
@@ -2465,7 +2468,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
               _pool_take, _pool_give, _new_request, _free_request, _request_access, _window_end, _window_load,
               _window_cycles,
-              _set_ready, _sm_cycles, _count_blocked, _settle, _retries, _rouse, _settle_all, _check_asleep,
+              _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
+              _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
               _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
               _port_serve, _next_from_input, _below_l2,
