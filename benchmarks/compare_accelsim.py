@@ -167,6 +167,9 @@ HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
 #: HEAD GPGPU-Sim rotates the first scheduler every cycle, whatever the config (shader_core_ctx::issue);
 #: 3.2.2, the ciao18 preset's source, did not. The gpucache side of a run takes the peer's order.
 PEER_ISSUE_ORDER = "rotating"
+#: HEAD GPGPU-Sim starts its turn of the clusters for CTAs at cluster 0 (``m_last_cluster_issue =
+#: n_clusters - 1``); 3.2.2 began at cluster 1. The gpucache side takes the peer's start.
+PEER_CTA_FIRST_CLUSTER = 0
 #: Prefix of a ``--workloads`` entry that names an Accel-Sim trace directory.
 TRACE = "trace:"
 
@@ -253,6 +256,12 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "ldst_queue": widths[4] + int(_option(text, "gpgpu_operand_collector_num_units_mem") or 2)
         + widths[9],
         "issue_order": PEER_ISSUE_ORDER,
+        # gpgpu_sim::issue_block2core, whatever the config.
+        "cta_issue": "rotating",
+        "sms_per_cluster": int(_option(text, "gpgpu_n_cores_per_cluster")),
+        "cta_first_cluster": PEER_CTA_FIRST_CLUSTER,
+        # memory_coalescing_arch_reduce_and_send sizes every write so.
+        "write_packet": "segment",
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
         "l2_partitions": subs,
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
@@ -616,6 +625,8 @@ def main() -> int:
     if gpu.issue_order != PEER_ISSUE_ORDER:
         # Not a difference of the machine: the simulator that runs its config issues so.
         args.gpucache_set.insert(0, f"issue_order={PEER_ISSUE_ORDER}")
+    if gpu.cta_first_cluster != PEER_CTA_FIRST_CLUSTER:
+        args.gpucache_set.insert(0, f"cta_first_cluster={PEER_CTA_FIRST_CLUSTER}")
     gpu = with_fields(gpu, args.gpucache_set)
     files = derive_files(args.config, args.gpgpusim_git)
     for item in args.accelsim_set:

@@ -15,21 +15,25 @@ from golden.workloads import registry
 
 def _same(a: program.Program, b: program.Program) -> bool:
     return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in
-               ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec", "warp_ptr", "tail"))
+               ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec", "warp_ptr", "tail",
+                "req_chunks"))
 
 
 def test_a_kept_kernel_builds_its_program_once_per_machine_and_gives_the_same_run(monkeypatch, tmp_path):
     monkeypatch.setenv("GPUCACHE_CACHE", str(tmp_path / "trace-cache"))
     wl = registry.build("ciao18/atax", 0.02)
     k = wl.kernels[0]
-    fresh = kernel_program(k, 32, 128, 0)
-    assert kernel_program(k, 32, 128, 0) is not fresh  # not kept: built every time
+    # The ciao18 preset's programs: 128-byte lines without sectors, stores' chunks noted
+    # (write_packet "segment").
+    fresh = kernel_program(k, 32, 128, 0, True)
+    assert kernel_program(k, 32, 128, 0, True) is not fresh  # not kept: built every time
     g = preset("ciao18")
     before = run_point(wl, g, "gto")
     keep_programs(wl.kernels)
-    kept = kernel_program(k, 32, 128, 0)
-    assert kernel_program(k, 32, 128, 0) is kept and _same(kept, fresh)
+    kept = kernel_program(k, 32, 128, 0, True)
+    assert kernel_program(k, 32, 128, 0, True) is kept and _same(kept, fresh)
     assert kernel_program(k, 32, 128, 32) is not kept  # another machine's program is another entry
+    assert kernel_program(k, 32, 128, 0) is not kept  # so is one without the chunks
     assert kernel_program(k, 64, 128, 0).n_warps < kept.n_warps
     builds = []
     real = program._build

@@ -712,3 +712,100 @@ def test_pools_hand_out_indices_as_a_written_free_stack_would():
             held.append(got)
         assert meta[0] == len(written)
     assert (table[1, :meta[1]] == -99).all()  # below the mark: never written
+
+
+def cta_stores(name: str, n_ctas: int, base: int) -> KernelBuilder:
+    """``n_ctas`` one-warp CTAs, each storing to a line of its own (``base + CTA``): the access log
+    tells on which SM, and in which cycle, each CTA started."""
+    kb = KernelBuilder(name, (n_ctas,), (32,))
+    kb.store(0x10, (base + kb.gtid // 32) * LINE)
+    return kb
+
+
+def cta_placement(g: GPUConfig) -> list[list[tuple[int, int]]]:
+    """(SM, cycle of its store) of each CTA of two 3-CTA kernels run one after the other."""
+    tm, _ = run([cta_stores("a", 3, 100), cta_stores("b", 3, 200)], g)
+    log = tm.access_log()
+    return [[(int(log[log[:, 2] == line][0, 1]), int(log[log[:, 2] == line][0, 0]))
+             for line in range(base, base + 3)] for base in (100, 200)]
+
+
+def test_rotating_cta_issue_takes_one_cta_per_cluster_a_cycle_and_keeps_its_turn_across_kernels():
+    four = dict(n_sm=4, max_ctas_per_sm=4)
+    fill = cta_placement(gpu(**four))
+    # "fill": every CTA that fits starts at once, SM 0 first, each kernel alike.
+    assert [[sm for sm, _ in k] for k in fill] == [[0, 1, 2], [0, 1, 2]]
+    assert len({t for _, t in fill[0]}) == 1
+    # GPGPU-Sim's issue_block2core, 2 clusters of 2 SMs: cycle 0 cluster 0 (its SM 0) and cluster 1
+    # (SM 2), cycle 1 cluster 0 again (its next SM, 1). Kernel b goes on from cluster 1 (last to
+    # start a CTA was cluster 0): SM 3, SM 0, then SM 2 in the next cycle.
+    rot = cta_placement(gpu(cta_issue="rotating", sms_per_cluster=2, **four))
+    assert [[sm for sm, _ in k] for k in rot] == [[0, 2, 1], [3, 0, 2]]
+    for k in rot:
+        assert k[0][1] == k[1][1] == k[2][1] - 1
+    # One SM per cluster, the turn begun at SM 1 (GPGPU-Sim 3.2.2): a, SMs 1 to 3 in one cycle;
+    # b from SM 0.
+    rot1 = cta_placement(gpu(cta_issue="rotating", cta_first_cluster=1, **four))
+    assert [[sm for sm, _ in k] for k in rot1] == [[1, 2, 3], [0, 1, 2]]
+
+
+def test_cta_issue_fields_are_checked():
+    with pytest.raises(ValueError, match="^cta_issue: must be one of fill, rotating, not 'random'"):
+        gpu(cta_issue="random")
+    with pytest.raises(ValueError, match=r"^sms_per_cluster: must divide n_sm \(4\), not 3"):
+        gpu(n_sm=4, sms_per_cluster=3)
+    with pytest.raises(ValueError, match="^cta_first_cluster: must be below the 2 clusters, not 2"):
+        gpu(n_sm=4, sms_per_cluster=2, cta_first_cluster=2)
+
+
+def test_segment_bytes_follow_gpgpu_sims_coalescer():
+    from golden.gpu.core import _segment_bytes
+
+    # memory_coalescing_arch_reduce_and_send on a 128-byte segment: chunk mask -> bytes.
+    for chunks, nbytes in ((0b0001, 32), (0b0100, 32), (0b0011, 64), (0b1100, 64), (0b0110, 128),
+                           (0b1001, 128), (0b0101, 128), (0b1111, 128)):
+        assert _segment_bytes(np.int64(chunks), 128) == nbytes, chunks
+    # A 256-byte line is two segments; a 64-byte line one of 64.
+    assert _segment_bytes(np.int64(0b0001_0001), 256) == 64
+    assert _segment_bytes(np.int64(0b11), 64) == 64 and _segment_bytes(np.int64(0b10), 64) == 32
+
+
+def stores(lanes_per_line: int) -> KernelBuilder:
+    """One warp storing a word per lane, ``lanes_per_line`` consecutive lanes to each line."""
+    kb = KernelBuilder("st", (1,), (32,))
+    lane = kb.gtid
+    kb.store(0x10, (lane // lanes_per_line) * LINE + (lane % lanes_per_line) * 4)
+    return kb
+
+
+def test_store_chunks_of_the_program():
+    from golden.gpu.program import kernel_program
+
+    for lanes, chunks in ((32, 0b1111), (16, 0b0011), (8, 0b0001), (1, 0b0001)):
+        p = kernel_program(stores(lanes).build(), 32, LINE, 0, write_chunks=True)
+        assert (p.req_chunks == chunks).all() and len(p.req_chunks) == 32 // lanes
+    assert kernel_program(stores(1).build(), 32, LINE, 0).req_chunks is None
+
+
+def test_segment_writes_take_fewer_flits_than_lines():
+    # 32 stores of one word each, through one SM's port and one sub-partition's, in 32-byte flits:
+    # 136 bytes (5 flits) each as lines, 40 bytes (2 flits) as GPGPU-Sim's 32-byte segments, so the
+    # last one reaches the L2 32 x 3 cycles sooner. A coalesced store is 128 bytes either way.
+    def cycles(kb, **machine):
+        return {p: run([kb], gpu(write_packet=p, icnt_flit_bytes=32, **machine))[1][0].cycles
+                for p in ("line", "segment")}
+
+    words = cycles(stores(1))
+    assert words["line"] - words["segment"] == 32 * 3
+    coalesced = cycles(stores(32))
+    assert coalesced["line"] == coalesced["segment"]
+    # With sectors a store carries its sectors either way.
+    sectored = cycles(stores(1), l1={"sector_size": 32})
+    assert sectored["line"] == sectored["segment"] == words["segment"]
+
+
+def test_write_packet_is_checked():
+    with pytest.raises(ValueError, match="^write_packet: must be one of line, segment, not 'word'"):
+        gpu(write_packet="word")
+    with pytest.raises(ValueError, match="^write_packet: 'segment' needs L1 lines of whole 32-byte chunks"):
+        gpu(write_packet="segment", l1={"line_size": 16}, l2={"line_size": 16})

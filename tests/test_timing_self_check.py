@@ -98,6 +98,9 @@ MACHINES = {
     # Memory instructions queued for the LD/ST unit, schedulers in rotating order, and lines
     # reserved at the miss in a small L1 and L2 (line reservation failures at both levels).
     "ldst-queue-rotating": dict(ldst_queue=3, issue_order="rotating"),
+    # GPGPU-Sim's CTA issue: one CTA per cluster (here both SMs) and cycle, the turn kept across
+    # the two kernels.
+    "cta-issue-rotating": dict(cta_issue="rotating", sms_per_cluster=2),
     "reserve-on-miss": dict(l1=dict(allocate="on-miss", size=8 * LINE, assoc=2),
                             l2=dict(size=16 * LINE, assoc=2, allocate="on-miss")),
     # Each SM's crossbar output serving the two sub-partitions in turn, idling between packets.

@@ -145,6 +145,13 @@ _KIM20 = GPUConfig(
     max_regs_per_sm=32768,
     schedulers_per_sm=2,
     issue_order="rotating",
+    # gpgpu_sim::issue_block2core: one CTA per cluster of 2 SMs and cycle, the clusters' turn kept
+    # from kernel to kernel; 4.0 starts it at cluster 0 (m_last_cluster_issue = n_clusters - 1).
+    cta_issue="rotating",
+    sms_per_cluster=2,
+    # The coalescer's write sizes (memory_coalescing_arch_reduce_and_send); the sectored L1 sends a
+    # store's sectors, so this changes nothing here.
+    write_packet="segment",
     ldst_queue=10,
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
@@ -247,6 +254,14 @@ _CIAO18 = GPUConfig(
     # OC_EX_MEM 1) and the default 2 memory operand collector units: 4 memory instructions wait
     # for the LD/ST unit; 3.2.2 lets scheduler 0 issue first every cycle (issue_order "fixed").
     ldst_queue=4,
+    # 3.2.2's gpgpu_sim::issue_block2core ("-gpgpu_n_clusters 15 -gpgpu_n_cores_per_cluster 1"): one
+    # CTA per SM and cycle, the SMs' turn kept from kernel to kernel, begun at SM 1
+    # (m_last_cluster_issue = 0 in gpgpu_sim's constructor).
+    cta_issue="rotating",
+    cta_first_cluster=1,
+    # 3.2.2's coalescer sizes a store's request by the 32-byte chunks it writes (32, 64 or 128
+    # bytes: memory_coalescing_arch_13_reduce_and_send), not by the line.
+    write_packet="segment",
     policy_params={"ciao": {"vta_ways": 8, "vta_sets": 48, "vta_replacement": "fifo"}},
 )
 

@@ -30,6 +30,8 @@ __all__ = [
     "SCHEDULERS",
     "STALLED_RELEASES",
     "ISSUE_ORDERS",
+    "CTA_ISSUES",
+    "WRITE_PACKETS",
     "ICNT_RESPONSE_ORDERS",
     "DRAM_SCHEDULERS",
     "SMEM_CACHE_INDEXES",
@@ -62,6 +64,13 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 STALLED_RELEASES = ("all", "last")
 #: Orders in which an SM's schedulers issue within a cycle (GPUConfig.issue_order).
 ISSUE_ORDERS = ("fixed", "rotating")
+#: How the timing model starts CTAs on SMs (GPUConfig.cta_issue): every CTA that fits in the
+#: cycle, SM 0 first each time, or GPGPU-Sim's issue_block2core (one CTA per cluster and cycle,
+#: from the cluster after the last that took one, that turn kept across kernels).
+CTA_ISSUES = ("fill", "rotating")
+#: How many bytes of data a store's line request carries to the L2 on an L1 without sectors
+#: (GPUConfig.write_packet): the whole line, or GPGPU-Sim's coalesced segment.
+WRITE_PACKETS = ("line", "segment")
 #: How an SM's crossbar output takes the responses waiting for it (GPUConfig.icnt_response_order):
 #: in the order the L2 sub-partitions sent them, or the sub-partitions in turn.
 ICNT_RESPONSE_ORDERS = ("fifo", "round-robin")
@@ -97,7 +106,8 @@ GPU_LIMITS = {
     "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
-    "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16),
+    "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16), "sms_per_cluster": (1, 1024),
+    "cta_first_cluster": (0, 1023),
 }
 #: Highest clock frequency a config may give, in MHz.
 MAX_CLOCK_MHZ = 1e6
@@ -348,7 +358,23 @@ class GPUConfig:
     scheduler : str
         Warp scheduling policy, one of :data:`SCHEDULERS`.
     cta_scheduler : str
-        CTA-to-SM mapping (``"round-robin"``).
+        CTA-to-SM mapping of the interleaver (``"round-robin"``).
+    cta_issue : str
+        How the timing model starts a kernel's CTAs on the SMs (:data:`CTA_ISSUES`):
+        ``"fill"``, every CTA that fits starts in the cycle, the SMs visited round robin from
+        SM 0 each time; or ``"rotating"``, GPGPU-Sim's ``gpgpu_sim::issue_block2core``: each
+        cycle every cluster of ``sms_per_cluster`` SMs may start one CTA, on its SMs in turn
+        from the one after its last, the clusters visited from the one after the last cluster
+        that started a CTA; that turn is kept from one kernel to the next, so a kernel's CTA 0
+        does not land where the previous kernel's did (``docs/timing.md``, "CTAs").
+    sms_per_cluster : int
+        SMs per cluster (GPGPU-Sim's ``gpgpu_n_cores_per_cluster``; SM ``c * sms_per_cluster +
+        i`` is core ``i`` of cluster ``c``). Only ``cta_issue = "rotating"`` reads it; it must
+        divide ``n_sm``.
+    cta_first_cluster : int
+        With ``cta_issue = "rotating"``, the cluster the first kernel's first CTA starts on:
+        GPGPU-Sim 3.2.2 begins its turn at cluster 1 (``m_last_cluster_issue = 0``), 4.0 and
+        later at cluster 0.
     mem_latency : int
         In the interleaver's latency abstraction: after a global load or
         atomic issued at cycle ``t`` the warp cannot issue until
@@ -382,6 +408,14 @@ class GPUConfig:
         0: a memory instruction issues only into a free unit.
     icnt_latency : int
         Cycles a packet takes between an SM and an L2 partition, each way.
+    write_packet : str
+        The data a store's line request carries to the L2 when the L1 has no sectors
+        (:data:`WRITE_PACKETS`; timing model): ``"line"``, the whole line; or ``"segment"``,
+        as GPGPU-Sim's coalescer sizes it (``memory_coalescing_arch_reduce_and_send``): the
+        32-byte chunks the warp's threads write in each 128-byte segment of the line, reduced
+        to the aligned 32- or 64-byte part that holds them all, else the 128 bytes. With
+        sectors a store carries its sectors either way. It sets the packet's flits, and so the
+        crossbar's time for it, and the bytes a write sent on to DRAM moves.
     icnt_flit_bytes : int
         Bytes per interconnect flit; every port moves one flit per cycle (a read request
         is its 8-byte header, a write or a response the header and its data, in whole flits:
@@ -469,6 +503,10 @@ class GPUConfig:
     schedulers_per_sm: int = 1
     scheduler: str = "lrr"
     cta_scheduler: str = "round-robin"
+    cta_issue: str = "fill"
+    sms_per_cluster: int = 1
+    cta_first_cluster: int = 0
+    write_packet: str = "line"
     mem_latency: int = 100
     shared_mem_bytes: int = 49152
     shared_mem_banks: int = 32
@@ -505,7 +543,9 @@ class GPUConfig:
     policy_params: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "stalled_release", "issue_order",
+        _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "cta_issue", "write_packet",
+                           "stalled_release",
+                           "issue_order",
                            "icnt_response_order", "icnt_input_queues", "dram_scheduler", "dram_address_map",
                            "smem_cache_index"))
         _check_ints(self, GPU_LIMITS)
@@ -515,7 +555,9 @@ class GPUConfig:
         if self.max_threads_per_sm < self.warp_size:
             raise ValueError(f"max_threads_per_sm: must hold at least one {self.warp_size}-thread warp, "
                              f"not {self.max_threads_per_sm}")
-        for name, choices in (("scheduler", SCHEDULERS), ("stalled_release", STALLED_RELEASES),
+        for name, choices in (("scheduler", SCHEDULERS), ("cta_issue", CTA_ISSUES),
+                              ("write_packet", WRITE_PACKETS),
+                              ("stalled_release", STALLED_RELEASES),
                               ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
                               ("icnt_input_queues", ICNT_INPUT_QUEUES), ("dram_scheduler", DRAM_SCHEDULERS),
                               ("smem_cache_index", SMEM_CACHE_INDEXES)):
@@ -528,6 +570,15 @@ class GPUConfig:
         if address_map is not None and 1 << address_map.bank_bits != self.dram_banks:
             raise ValueError(f"dram_address_map: its {address_map.bank_bits} bank bits give "
                              f"{1 << address_map.bank_bits} banks, but dram_banks is {self.dram_banks}")
+        if self.n_sm % self.sms_per_cluster:
+            raise ValueError(f"sms_per_cluster: must divide n_sm ({self.n_sm}), not {self.sms_per_cluster}")
+        if self.cta_first_cluster >= self.n_sm // self.sms_per_cluster:
+            raise ValueError(f"cta_first_cluster: must be below the {self.n_sm // self.sms_per_cluster} "
+                             f"clusters, not {self.cta_first_cluster}")
+        if self.write_packet == "segment" and not self.l1.sector_size and (
+                self.l1.line_size % 32 or self.l1.line_size > 256):
+            raise ValueError(f"write_packet: 'segment' needs L1 lines of whole 32-byte chunks, at most 8 of "
+                             f"them, not {self.l1.line_size} bytes")
         if self.cta_scheduler != "round-robin":
             raise ValueError(f"cta_scheduler: only 'round-robin' is supported, not {self.cta_scheduler!r}")
         for name in ("core_clock_mhz", "icnt_clock_mhz", "l2_clock_mhz", "dram_clock_mhz"):

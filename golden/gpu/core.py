@@ -112,7 +112,8 @@ __all__ = ["step_function", "shared_functions"]
  K_L2_SECTOR_BYTES, K_SELF_CHECK, K_L1_LOOKUP, K_LQ_SIZE, K_STALLED_RELEASE, K_LDST_QUEUE,
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
- K_RSP_RR, K_IN_FIFO, K_SMEM_XOR) = range(len(layout.CONFIG))
+ K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
+ K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -131,7 +132,8 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_IDLE_SM_CYCLES) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
- S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS) = range(len(layout.SCALARS))
+ S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS,
+ S_CTA_LAST) = range(len(layout.SCALARS))
 
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
@@ -144,11 +146,11 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
  M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,
- M_RSP_N, M_RSP_LAST, M_IDLE_FROM,) = range(46)
+ M_RSP_N, M_RSP_LAST, M_IDLE_FROM, M_CTA_CORE,) = range(47)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
- R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY, R_R_ROW,) = range(18)
+ R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY, R_R_ROW, R_R_BYTES,) = range(19)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META, P_H_HEAD, P_H_TAIL, P_H_N,
  P_H_BUSY,) = range(10)
@@ -161,7 +163,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 46, 10, 18, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [25, 4, 47, 10, 19, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -233,6 +235,25 @@ def _mask_bytes(sectors, sector_bytes, line_bytes):
 def _bytes_of(K, sec):
     """Bytes a request moves: its sectors' bytes on a sectored L1, else the line."""
     return _mask_bytes(sec, K[K_SECTOR_BYTES], K[K_LINE_BYTES])
+
+
+def _segment_bytes(chunks, line_bytes):
+    """Data bytes of a store to the 32-byte ``chunks`` of a line, sized as GPGPU-Sim's coalescer
+    sizes a write (``memory_coalescing_arch_reduce_and_send``): in each 128-byte segment (the line,
+    if shorter) with a chunk written, the aligned 32 or 64 bytes that hold its chunks, else the
+    whole segment."""
+    seg = min(line_bytes, 128) // 32  # chunks per segment: 1, 2 or 4
+    total = np.int64(0)
+    for s in range(line_bytes // 32 // seg):
+        q = (chunks >> (s * seg)) & ((1 << seg) - 1)
+        if q == 0:
+            continue
+        if seg == 4 and (q & 3) and (q & 12):
+            total += 128
+        else:
+            half = q if seg < 4 else (q & 3) | (q >> 2)  # the used half's two chunks
+            total += 64 if seg >= 2 and half == 3 else 32
+    return total
 
 
 def _l2_sectors(K, line, sec):
@@ -839,12 +860,12 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     if fetch_write:
         # GPGPU-Sim's naive write-allocate (W, data_cache::wr_miss_wa): the store goes on to DRAM
         # and the line is read and allocated below, its MSHR serving no one (stores are not answered).
-        _dram(K, S, t + K[K_L2_LAT], part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True, np.int64(-1))
+        _dram(K, S, t + K[K_L2_LAT], part, line2, S.r[R_R_BYTES, r], True, np.int64(-1))
     elif kind == RQ_WRITE:
         # Write-allocate without fetching: the written sectors are the line's (lazy fetch-on-read).
         req = _miss(buf, q, h1, h2, h3, 1, b, False)
         if _respond(buf, q, h1, h2, h3, 1, b, req, np.int64(0)):
-            _dram(K, S, t, part, line2, _bytes_of(K, S.r[R_R_SEC, r]), True, np.int64(-1))
+            _dram(K, S, t, part, line2, S.r[R_R_BYTES, r], True, np.int64(-1))
         else:
             _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1), need)
         _free_request(S, r)
@@ -1257,7 +1278,7 @@ def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             _enqueue(K, S, sm, r)
             return True
     if K[K_L1_LOOKUP] == 0:
-        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0)
+        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, _chunks(K, P, i))
     n = S.sm[M_LQ_N, sm]
     if n >= K[K_LQ_SIZE]:
         S.sm[M_LD_FAIL, sm] = 0
@@ -1290,8 +1311,9 @@ def _lookups(buf, K, S, h1, h2, h3, t, sm, P):
         slot = S.lq[L_LQ_SLOT, q]
         unit_fail = S.sm[M_LD_FAIL, sm]
         row = S.lq[L_LQ_ROW, q]
-        if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row,
-                          _l1_access(K, S, P, t, sm, slot, row, S.lq[L_LQ_REQ, q])):
+        i = S.lq[L_LQ_REQ, q]
+        if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, _l1_access(K, S, P, t, sm, slot, row, i),
+                          _chunks(K, P, i)):
             # The failure's kind belongs to the pipeline's head, not to the LD/ST unit.
             S.sm[M_LQ_FAIL, sm] = S.sm[M_LD_FAIL, sm]
             S.sm[M_LD_FAIL, sm] = unit_fail
@@ -1305,6 +1327,11 @@ def _lookups(buf, K, S, h1, h2, h3, t, sm, P):
         if S.w[W_W_LQ, g] == 0 and S.w[W_W_ACTIVE, g]:
             _retire_if_done(K, S, g)
     return done
+
+
+def _chunks(K, P, i):
+    """The 32-byte chunks request ``i`` writes, under write_packet "segment" (else 0: not kept)."""
+    return np.int64(P.req_chunks[i]) if K[K_WRITE_SEGMENT] else np.int64(0)
 
 
 def _lq_ready(K, S, sm):
@@ -1331,9 +1358,9 @@ def _hit_data(K, S, t, g, row):
         _event(S, t + d, EV_HIT, _hit_payload(K, g, row))
 
 
-def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
+def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, chunks):
     """The L1 lookup of line request ``a0`` (of instruction ``row``) of warp slot ``slot``; False on a
-    reservation failure."""
+    reservation failure. ``chunks``: the 32-byte chunks a store writes (write_packet "segment")."""
     p = _params(buf, 0)
     op = a0.op
     line = a0.line
@@ -1476,6 +1503,9 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0):
     r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
                      slot, row, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
                      t + 1 + K[K_L1_MISS_LAT])
+    # The data it carries: its sectors or line, or (write_packet "segment") GPGPU-Sim's segment.
+    S.r[R_R_BYTES, r] = _segment_bytes(chunks, K[K_LINE_BYTES]) if K[K_WRITE_SEGMENT] and op == STORE \
+        else _bytes_of(K, sec)
     _enqueue(K, S, sm, r)
     return True
 
@@ -1601,7 +1631,7 @@ def _inject(K, S, t, sm):
     r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
     S.sm[M_MQ_HEAD, sm] = (S.sm[M_MQ_HEAD, sm] + 1) % q
     S.sm[M_MQ_N, sm] -= 1
-    flits = _flits(K, 0) if S.r[R_R_KIND, r] == RQ_READ else _flits(K, _bytes_of(K, S.r[R_R_SEC, r]))
+    flits = _flits(K, 0) if S.r[R_R_KIND, r] == RQ_READ else _flits(K, S.r[R_R_BYTES, r])
     S.sm[M_INJ_FREE, sm] = t + flits
     part = S.r[R_R_PART, r]
     arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
@@ -1760,6 +1790,36 @@ def _release_barrier(K, S, sm, c):
                 _set_ready(K, S, sm, np.int64(-1))
                 S.cta[T_CTA_DONE, c] += 1
                 _retire_if_done(K, S, g)
+
+
+def _issue_block2core(K, S, P):
+    """``cta_issue = "rotating"``: GPGPU-Sim's ``gpgpu_sim::issue_block2core``; True if a CTA started.
+
+    Each cluster may start one CTA this cycle, on the first of its SMs, in turn
+    from the one after the SM it started its last CTA on, that has room
+    (``simt_core_cluster::issue_block2core``). The clusters are visited from the
+    one after the last cluster that started a CTA when the cycle began; the
+    turns are kept from one kernel to the next.
+    """
+    per = K[K_SMS_PER_CLUSTER]
+    n_cl = K[K_N_SM] // per
+    last = S.sc[S_CTA_LAST]
+    started = False
+    for i in range(n_cl):
+        cl = last + 1 + i
+        if cl >= n_cl:
+            cl -= n_cl
+        core = S.sm[M_CTA_CORE, cl]
+        for _ in range(per):
+            core += 1
+            if core >= per:
+                core = 0
+            if _dispatch(K, S, P, cl * per + core):
+                S.sm[M_CTA_CORE, cl] = core
+                S.sc[S_CTA_LAST] = cl
+                started = True
+                break
+    return started
 
 
 def _dispatch(K, S, P, sm):
@@ -2153,15 +2213,20 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     busy = True
         if SC[S_DISPATCH]:
             SC[S_DISPATCH] = 0
-            # Round robin over the SMs, one CTA each per turn, until none fits: every CTA that
-            # fits starts this cycle (as in the interleaver's waves).
-            started = True
-            while started:
-                started = False
-                for sm in range(n_sm):
-                    if _dispatch(K, S, P, sm):
-                        busy = True
-                        started = True
+            if K[K_CTA_ROTATING]:
+                if _issue_block2core(K, S, P):
+                    busy = True
+                    SC[S_DISPATCH] = 1  # another CTA may fit next cycle
+            else:
+                # Round robin over the SMs, one CTA each per turn, until none fits: every CTA that
+                # fits starts this cycle (as in the interleaver's waves).
+                started = True
+                while started:
+                    started = False
+                    for sm in range(n_sm):
+                        if _dispatch(K, S, P, sm):
+                            busy = True
+                            started = True
             for sm in range(n_sm):
                 _release_stalled(K, S, sm)  # a CTA left an SM and none came in its place
         issued_any = False
@@ -2465,7 +2530,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
           budget)
 
 
-_FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector_loads, _flits, _event,
+_FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l2_bytes, _sector_loads,
+              _flits, _event,
               _pool_take, _pool_give, _new_request, _free_request, _request_access, _window_end, _window_load,
               _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
@@ -2476,9 +2542,11 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _l2_sectors, _l2_bytes, _sector
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
-              _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event, _smem_install,
+              _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
+              _smem_install,
               _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
-              _retire, _release_stalled, _finish_issue, _release_barrier, _dispatch, _why, _limit, _eligible,
+              _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,
+              _limit, _eligible,
               _eligibility, _pick, _greedy_why, _oldest_ready, _two_level, _mark_active, _blocks_possible,
               _ldst_start, _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
 

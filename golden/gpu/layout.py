@@ -50,14 +50,14 @@ TABLES = {
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
         'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n', 'ctl_vta_hits',
-        'rsp_n', 'rsp_last', 'idle_from'
+        'rsp_n', 'rsp_last', 'idle_from', 'cta_core'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
     ),
     'r': (
         'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
-        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free', 'r_ready', 'r_row'
+        'r_t', 'r_issue', 'r_resp', 'r_next', 'r_part', 'rq_free', 'r_ready', 'r_row', 'r_bytes'
     ),
     'wt': (
         'wt_slot', 'wt_next', 'wt_free', 'wt_row'
@@ -108,7 +108,7 @@ CONFIG = (
     "issue_rotating", "l2_write_fetch",
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
-    "smem_xor",
+    "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -152,6 +152,8 @@ SCALARS = (
     "series_n", "log_n", "series_next", "blocked_kind", "blocked_where",
     # The most warps resident on one SM at once in the kernel (a warp limit at or above it never binds).
     "peak_sm_warps",
+    # cta_issue "rotating": the cluster that last started a CTA (kept from kernel to kernel).
+    "cta_last",
 )
 
 #: Scheduler policy codes.

@@ -196,8 +196,9 @@ class TimingModel:
     def program(self, kernel: KernelTrace) -> Program:
         """``kernel`` in the model's form for this GPU (checked to fit an SM)."""
         check_fits(self.gpu, kernel)
-        return kernel_program(kernel, self.gpu.warp_size, self.hierarchy.gpu.l1.line_size,
-                              self.hierarchy.gpu.l1.sector_size)
+        l1 = self.hierarchy.gpu.l1
+        return kernel_program(kernel, self.gpu.warp_size, l1.line_size, l1.sector_size,
+                              write_chunks=bool(self.k[_K["write_segment"]]))
 
     def run_kernel(self, kernel: KernelTrace, index: int,
                    on_progress: Callable[[int, int], None] | None = None) -> KernelTiming:
@@ -222,8 +223,9 @@ class TimingModel:
         if registers:
             require_registers(kernel)
         use = prog.use if registers else np.zeros(1, np.int64)
+        chunks = prog.req_chunks if prog.req_chunks is not None else np.zeros(1, np.uint8)
         arrays = ProgramArrays(prog.op, prog.space, prog.pc, prog.gap, prog.req_ptr, prog.req_line,
-                               prog.req_sec, prog.warp_ptr, prog.tail, use)
+                               prog.req_sec, prog.warp_ptr, prog.tail, use, chunks)
         state = self.state
         if registers:
             # Per row of this kernel: line requests outstanding, and the consumer's position.

@@ -26,13 +26,15 @@ import numba as nb
 import numpy as np
 
 from golden.trace.coalesce import _core_args, _count, _write
-from golden.trace.model import WARP_SIZE, KernelTrace, Space
+from golden.trace.model import WARP_SIZE, KernelTrace, Op, Space
 
 __all__ = ["Program", "kernel_program", "keep_programs"]
 
 #: Kernels whose programs are kept (:func:`keep_programs`), each with its programs by
 #: ``(warp_size, line_size, sector_size)``; an entry goes with its kernel.
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: Bytes of the chunks a store's request is sized by (GPGPU-Sim's coalescer: 32-byte chunks).
+CHUNK_BYTES = 32
 
 
 def keep_programs(kernels) -> None:
@@ -62,6 +64,10 @@ class Program:
     req_line, req_sec : numpy.ndarray
         Line number (L1 line units, ``int64``) and sector mask (``uint8``: a line has at most 8
         sectors, ``CacheConfig``) of each request.
+    req_chunks : numpy.ndarray or None
+        With ``write_chunks``: per request, the mask of the line's 32-byte chunks its threads
+        write (``uint8``; 0 for a load's), from which a write's packet is sized as GPGPU-Sim's
+        coalescer sizes it (``GPUConfig.write_packet``); None otherwise.
     warp_ptr : numpy.ndarray
         ``int64[n_warps + 1]``: the rows of hardware warp ``g = cta * warps_per_cta + w``.
     tail : numpy.ndarray
@@ -88,6 +94,7 @@ class Program:
     shared_bytes: int
     regs_per_thread: int
     use: np.ndarray | None = None
+    req_chunks: np.ndarray | None = None
 
     @property
     def n_warps(self) -> int:
@@ -95,27 +102,54 @@ class Program:
         return len(self.tail)
 
 
-def _requests(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple[np.ndarray, ...]:
-    """Every row's coalesced requests: ``(req_ptr, line, sectors)``."""
-    it = kernel.insts
-    rows = np.flatnonzero(kernel.memory_mask(Space.GLOBAL)).astype(np.int64)
+def _coalesced(kernel: KernelTrace, line_size: int, sector_size: int,
+               rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The coalesced line requests of ``rows``: ``(row, line, sectors)`` of each, in row order."""
     core = _core_args(kernel, line_size, sector_size)
     n = _count(*core, rows)
     inst = np.empty(n, np.int64)
     line = np.empty(n, np.uint64)
     sec = np.empty(n, np.uint8)
     _write(*core, rows, inst, line, sec)
+    return inst, line, sec
+
+
+def _requests(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple[np.ndarray, ...]:
+    """Every row's coalesced requests: ``(req_ptr, line, sectors)``."""
+    it = kernel.insts
+    rows = np.flatnonzero(kernel.memory_mask(Space.GLOBAL)).astype(np.int64)
+    inst, line, sec = _coalesced(kernel, line_size, sector_size, rows)
     ptr = np.searchsorted(inst, np.arange(len(it) + 1, dtype=np.int64)).astype(np.int64)
     # Line numbers are below 2**63: the same bits as int64, without a copy. Masks stay one byte.
     return ptr, line.view(np.int64), sec
 
 
+def _store_chunks(kernel: KernelTrace, line_size: int, ptr: np.ndarray) -> np.ndarray:
+    """Per request of :func:`_requests` (``ptr``), the 32-byte chunks of its line a global store
+    writes (0 for other requests): the stores coalesced again with 32-byte sectors, which gives
+    their requests' lines in the same order."""
+    it = kernel.insts
+    stores = np.flatnonzero(kernel.memory_mask(Space.GLOBAL) & (it["op"] == Op.STORE)).astype(np.int64)
+    out = np.zeros(int(ptr[-1]), np.uint8)
+    if len(stores) == 0:
+        return out
+    chunks = _coalesced(kernel, line_size, CHUNK_BYTES, stores)[2]
+    starts = ptr[stores]
+    lens = ptr[stores + 1] - starts
+    # Each store row's requests sit at ptr[row] .. ptr[row + 1] - 1, in the order written above.
+    idx = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()), dtype=np.int64)
+    out[idx] = chunks
+    return out
+
+
 @nb.njit(cache=True, nogil=True)
-def _pair(op, space, pc, gap, use, ptr, line, sec, wptr, tail, n_ctas, wpc32, wpc):
+def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, n_ctas, wpc32, wpc):
     """Merge trace warps ``2j`` and ``2j + 1`` of every CTA into wavefronts (module docstring).
 
-    A wavefront row's consumer distance is the nearer of its halves' (``use``).
+    A wavefront row's consumer distance is the nearer of its halves' (``use``); the halves'
+    chunk masks (``chunks``, one entry when there are none) are OR-ed as their sector masks.
     """
+    with_chunks = len(chunks) == len(sec)
     n_hw = n_ctas * wpc
     n_rows = 0
     n_req = 0
@@ -136,6 +170,7 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, wptr, tail, n_ctas, wpc32, wp
     o_ptr = np.empty(n_rows + 1, np.int64)
     o_line = np.empty(n_req, np.int64)
     o_sec = np.empty(n_req, np.uint8)
+    o_chunks = np.zeros(n_req if with_chunks else 1, np.uint8)
     o_wptr = np.empty(n_hw + 1, np.int64)
     o_tail = np.empty(n_hw, np.int64)
     r = 0
@@ -177,20 +212,26 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, wptr, tail, n_ctas, wpc32, wp
                         for y in range(o_ptr[r], q):
                             if o_line[y] == line[x]:
                                 o_sec[y] |= sec[x]
+                                if with_chunks:
+                                    o_chunks[y] |= chunks[x]
                                 found = True
                                 break
                         if not found:
                             o_line[q] = line[x]
                             o_sec[q] = sec[x]
+                            if with_chunks:
+                                o_chunks[q] = chunks[x]
                             q += 1
                 r += 1
                 k += 1
     o_ptr[r] = q
     o_wptr[n_hw] = r
-    return o_op, o_space, o_pc, o_gap, o_use, o_ptr, o_line[:q], o_sec[:q], o_wptr, o_tail
+    return (o_op, o_space, o_pc, o_gap, o_use, o_ptr, o_line[:q], o_sec[:q],
+            o_chunks[:q] if with_chunks else o_chunks, o_wptr, o_tail)
 
 
-def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int) -> Program:
+def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
+                   write_chunks: bool = False) -> Program:
     """The timing model's form of ``kernel`` on a GPU with ``warp_size``-thread warps.
 
     Parameters
@@ -201,25 +242,29 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
         32, or 64 to issue pairs of trace warps as wavefronts (module docstring).
     line_size, sector_size : int
         L1 line and sector size in bytes (sector size 0: no sectors).
+    write_chunks : bool
+        Also note each store request's 32-byte chunks (``Program.req_chunks``).
 
     Returns
     -------
     Program
     """
     kept = _KEPT.get(kernel)
-    key = (warp_size, line_size, sector_size)
+    key = (warp_size, line_size, sector_size, write_chunks)
     if kept is not None and key in kept:
         return kept[key]
-    prog = _build(kernel, warp_size, line_size, sector_size)
+    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks)
     if kept is not None:
         kept[key] = prog
     return prog
 
 
-def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int) -> Program:
+def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
+           write_chunks: bool) -> Program:
     """:func:`kernel_program` without the kept programs."""
     it = kernel.insts
     ptr, line, sec = _requests(kernel, line_size, sector_size)
+    chunks = _store_chunks(kernel, line_size, ptr) if write_chunks else np.zeros(1, np.uint8)
     # The trace's own widths, contiguous: a PVC-sized program is some 30 M rows and 250 M requests,
     # and int64 copies of these columns and of the sector masks cost a worker 2.3 GiB more.
     op = np.ascontiguousarray(it["op"], np.uint8)
@@ -234,12 +279,13 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
     group = warp_size // WARP_SIZE
     if group == 2:
         wpc = -(-tpc // warp_size)
-        op, space, pc, gap, use, ptr, line, sec, wptr, tail = _pair(
-            op, space, pc, gap, use, ptr, line, sec, wptr, tail, kernel.n_ctas, wpc32, wpc)
+        op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail = _pair(
+            op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, kernel.n_ctas, wpc32, wpc)
     else:
         wpc = wpc32
     return Program(op=op, space=space, pc=pc, gap=gap, req_ptr=ptr, req_line=line, req_sec=sec,
                    warp_ptr=wptr, tail=tail, n_ctas=kernel.n_ctas, warps_per_cta=wpc,
                    threads_per_cta=tpc, shared_bytes=int(kernel.shared_bytes),
                    regs_per_thread=int(kernel.regs_per_thread),
-                   use=use if kernel.consumers is not None else None)
+                   use=use if kernel.consumers is not None else None,
+                   req_chunks=chunks if write_chunks else None)

@@ -31,7 +31,7 @@ _S = layout.index(layout.SCALARS)
 
 #: The kernel's arrays as the compiled loop reads them.
 ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec",
-                                             "warp_ptr", "tail", "use"))
+                                             "warp_ptr", "tail", "use", "req_chunks"))
 
 #: All arrays and sizes of the model's state: the tables of :data:`golden.gpu.layout.TABLES`
 #: (``int64[fields, entries]``), then the queues, maps, counters and outputs. ``rpend`` and
@@ -179,6 +179,9 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "icnt_response_rr": gpu.icnt_response_order == "round-robin",
         "icnt_input_fifo": gpu.icnt_input_queues == "single",
         "smem_xor": gpu.smem_cache_index == "xor",
+        "cta_rotating": gpu.cta_issue == "rotating", "sms_per_cluster": gpu.sms_per_cluster,
+        "cta_first_cluster": gpu.cta_first_cluster,
+        "write_segment": gpu.write_packet == "segment" and not l1.sector_size,
         "flit_bytes": gpu.icnt_flit_bytes, "line_bytes": l1.line_size,
         "sector_bytes": l1.sector_size,
         "l2_line_bytes": l2.line_size, "l2_sector_bytes": l2.sector_size, "has_l3": gpu.l3 is not None,
@@ -274,6 +277,11 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.sm[row("sm", "quiet_from")] = -1  # no SM is quiet (core._quiet) or idle (the loop) yet
     state.sm[row("sm", "idle_from")] = -1
     state.sm[row("sm", "ctl_first_cta")] = -1
+    # cta_issue "rotating" starts at cluster cta_first_cluster and at each cluster's first SM, as
+    # GPGPU-Sim's m_last_cluster_issue and m_cta_issue_next_core begin one before them.
+    n_cl = int(n_sm) // int(k[_K["sms_per_cluster"]])
+    state.sc[_S["cta_last"]] = (int(k[_K["cta_first_cluster"]]) - 1) % n_cl
+    state.sm[row("sm", "cta_core")] = int(k[_K["sms_per_cluster"]]) - 1
     state.port[row("port", "port_head")] = -1
     state.smem[row("smem", "x_tag")] = -1
     return state
@@ -338,9 +346,10 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     state.sm[row("sm", "idle_from")] = -1
     state.sm[row("sm", "sm_elig_dirty")] = 1
     sc = state.sc
-    accesses = sc[_S["accesses"]]
+    accesses, cta_last = sc[_S["accesses"]], sc[_S["cta_last"]]
     sc[:] = 0
     sc[_S["accesses"]] = accesses
+    sc[_S["cta_last"]] = cta_last  # GPGPU-Sim's turn of the clusters goes on from kernel to kernel
     sc[_S["cycle"]] = cycle
     sc[_S["dispatch"]] = 1
     sc[_S["series_next"]] = cycle
