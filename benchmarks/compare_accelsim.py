@@ -164,12 +164,11 @@ STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_
 LOAD_OUTCOMES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
 #: Targets of issue 9.
 HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
-#: HEAD GPGPU-Sim rotates the first scheduler every cycle, whatever the config (shader_core_ctx::issue);
-#: 3.2.2, the ciao18 preset's source, did not. The gpucache side of a run takes the peer's order.
-PEER_ISSUE_ORDER = "rotating"
-#: HEAD GPGPU-Sim starts its turn of the clusters for CTAs at cluster 0 (``m_last_cluster_issue =
-#: n_clusters - 1``); 3.2.2 began at cluster 1. The gpucache side takes the peer's start.
-PEER_CTA_FIRST_CLUSTER = 0
+#: Fields HEAD GPGPU-Sim sets whatever the config, where 3.2.2 (the ciao18 preset's source) differs:
+#: it rotates the first scheduler every cycle (shader_core_ctx::issue), and starts its turn of the
+#: clusters for CTAs at cluster 0 (m_last_cluster_issue = n_clusters - 1; 3.2.2 began at cluster 1).
+#: The gpucache side of a run takes the peer's values.
+PEER_FIELDS = {"issue_order": "rotating", "cta_first_cluster": 0}
 #: Prefix of a ``--workloads`` entry that names an Accel-Sim trace directory.
 TRACE = "trace:"
 
@@ -255,11 +254,10 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         # collector units (HEAD's default 2) and OC_EX_MEM.
         "ldst_queue": widths[4] + int(_option(text, "gpgpu_operand_collector_num_units_mem") or 2)
         + widths[9],
-        "issue_order": PEER_ISSUE_ORDER,
+        **PEER_FIELDS,
         # gpgpu_sim::issue_block2core, whatever the config.
         "cta_issue": "rotating",
         "sms_per_cluster": int(_option(text, "gpgpu_n_cores_per_cluster")),
-        "cta_first_cluster": PEER_CTA_FIRST_CLUSTER,
         # memory_coalescing_arch_reduce_and_send sizes every write so.
         "write_packet": "segment",
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
@@ -622,11 +620,9 @@ def main() -> int:
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
     gpu = preset(args.config)
-    if gpu.issue_order != PEER_ISSUE_ORDER:
-        # Not a difference of the machine: the simulator that runs its config issues so.
-        args.gpucache_set.insert(0, f"issue_order={PEER_ISSUE_ORDER}")
-    if gpu.cta_first_cluster != PEER_CTA_FIRST_CLUSTER:
-        args.gpucache_set.insert(0, f"cta_first_cluster={PEER_CTA_FIRST_CLUSTER}")
+    # Not differences of the machine: the simulator that runs its config does so.
+    args.gpucache_set[:0] = [f"{name}={value}" for name, value in PEER_FIELDS.items()
+                             if getattr(gpu, name) != value]
     gpu = with_fields(gpu, args.gpucache_set)
     files = derive_files(args.config, args.gpgpusim_git)
     for item in args.accelsim_set:

@@ -49,7 +49,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from compare_accelsim import PEER_ISSUE_ORDER, with_fields
+from compare_accelsim import PEER_FIELDS, with_fields
 
 from golden.cache.hierarchy import Hierarchy
 from golden.configs.presets import preset
@@ -72,7 +72,7 @@ def gpucache_events(config: str, name: str, scale: float, kernel: int,
         base = preset(config)
     except InputError as e:
         sys.exit(f"ldst_order: --config: {e}")
-    gpu = with_fields(base.replace(issue_order=PEER_ISSUE_ORDER), settings)
+    gpu = with_fields(base.replace(**PEER_FIELDS), settings)
     wl = registry.build(name, scale)
     if not 0 <= kernel < len(wl.kernels):
         sys.exit(f"ldst_order: --kernel {kernel}: {name} has kernels 0..{len(wl.kernels) - 1}")

@@ -33,7 +33,10 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: pending loads that position waits for are back, ``w_old`` its oldest row that may still be
 #: pending, and ``r_row``/``wt_row`` the row a request or MSHR waiter completes. ``w_stall_t`` is
 #: one more than the cycle the timing model saw a policy block a warp (0: not blocked), the order
-#: of ``stalled_release = "last"``.
+#: of ``stalled_release = "last"``. ``idle_from`` is the first cycle an SM without warps or queued
+#: work was skipped (-1: not idle); ``cta_core`` is indexed by cluster, not SM (``cta_issue =
+#: "rotating"``: entry ``c`` holds the core of cluster ``c`` that started its last CTA); ``r_bytes``
+#: is the data a write or atomic request carries (``write_packet``).
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
