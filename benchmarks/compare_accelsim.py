@@ -311,6 +311,31 @@ def icnt_fields(icnt: str) -> dict[str, int | str]:
             "icnt_response_order": "fifo" if fast else "round-robin"}
 
 
+def icache_fields(text: str, line_size: int) -> dict[str, int]:
+    """gpucache's instruction cache for a derived config: the size, ways and MSHRs of its
+    ``gpgpu_cache:il1``, or none (``icache_bytes`` 0) under ``gpgpu_perfect_inst_const_cache 1``.
+
+    Raises
+    ------
+    InputError
+        If the string cannot be read, or its line is not ``line_size`` (gpucache's instruction
+        lines are the L1's).
+    """
+    if _option(text, "gpgpu_perfect_inst_const_cache") == "1":
+        return {"icache_bytes": 0}
+    spec = _option(text, "gpgpu_cache:il1")
+    try:
+        sets, line, assoc = (int(v) for v in spec.split(",")[0].split(":")[-3:])
+        mshrs = int(spec.split(",")[2].split(":")[1])
+    except (AttributeError, ValueError, IndexError):
+        raise InputError(f"gpgpu_cache:il1: cannot read {spec!r} (HEAD's form: "
+                         "kind:sets:line:assoc,policy,mshr:entries:merges,queue)") from None
+    if line != line_size:
+        raise InputError(f"gpgpu_cache:il1: its {line}-byte lines are not the L1's {line_size} bytes, "
+                         "which gpucache's instruction cache uses")
+    return {"icache_bytes": sets * line * assoc, "icache_assoc": assoc, "icache_mshrs": mshrs}
+
+
 def slice_map_of(text: str) -> str | None:
     """gpucache's ``slice_map`` for a config's address decoder (``-gpgpu_mem_addr_mapping``).
 
@@ -620,16 +645,21 @@ def main() -> int:
     if args.logs:
         args.logs.mkdir(parents=True, exist_ok=True)
     gpu = preset(args.config)
-    # Not differences of the machine: the simulator that runs its config does so.
-    args.gpucache_set[:0] = [f"{name}={value}" for name, value in PEER_FIELDS.items()
-                             if getattr(gpu, name) != value]
-    gpu = with_fields(gpu, args.gpucache_set)
     files = derive_files(args.config, args.gpgpusim_git)
     for item in args.accelsim_set:
         name, sep, value = item.partition("=")
         if not sep or not name:
             sys.exit(f"compare_accelsim: --accelsim-set {item}: must be OPTION=VALUE")
         files["gpgpusim.config"] = _set_option(files["gpgpusim.config"], name.lstrip("-"), value)
+    # Not differences of the machine: the simulator that runs its config does so. And the
+    # instruction cache that fetches the exported code layout on Accel-Sim (the presets have
+    # none: docs/timing.md, "Instruction fetch").
+    try:
+        peer = {**PEER_FIELDS, **icache_fields(files["gpgpusim.config"], gpu.l1.line_size)}
+    except InputError as e:
+        sys.exit(f"compare_accelsim: {e}")
+    args.gpucache_set[:0] = [f"{name}={value}" for name, value in peer.items() if getattr(gpu, name) != value]
+    gpu = with_fields(gpu, args.gpucache_set)
     if args.write_config:
         args.write_config.write_text(files["gpgpusim.config"])
     src = SOURCES[args.config]

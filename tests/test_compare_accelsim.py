@@ -207,3 +207,26 @@ def test_interconnect_file_is_compared():
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20"), icnt=FERMI_ICNT) == [
         "icnt_flit_bytes: gpucache 40, Accel-Sim 32", "icnt_packet_gap: gpucache 0, Accel-Sim 1",
         "icnt_response_order: gpucache 'fifo', Accel-Sim 'round-robin'"]
+
+
+@pytest.mark.parametrize(("il1", "fields"), [
+    ("N:8:128:4,L:R:f:N:L,S:2:48,4", {"icache_bytes": 4096, "icache_assoc": 4, "icache_mshrs": 2}),
+    ("N:4:128:4,L:R:f:N:L,A:2:32,4", {"icache_bytes": 2048, "icache_assoc": 4, "icache_mshrs": 2}),
+])
+def test_gpucache_takes_the_configs_instruction_cache(il1, fields):
+    text = cmp._set_option(KIM20_TEXT, "gpgpu_cache:il1", il1)
+    assert cmp.icache_fields(text, 128) == fields
+    # A perfect instruction cache (every fetch hits) is none in gpucache.
+    perfect = cmp._set_option(text, "gpgpu_perfect_inst_const_cache", "1")
+    assert cmp.icache_fields(perfect, 128) == {"icache_bytes": 0}
+
+
+@pytest.mark.parametrize(("il1", "line", "message"), [
+    ("N:8:128", 128, "^gpgpu_cache:il1: cannot read 'N:8:128'"),
+    ("N:8:64:4,L:R:f:N:L,S:2:48,4", 128, "^gpgpu_cache:il1: its 64-byte lines are not the L1's 128 bytes"),
+])
+def test_an_unusable_instruction_cache_names_the_option(il1, line, message):
+    with pytest.raises(cmp.InputError, match=message):
+        cmp.icache_fields(cmp._set_option(KIM20_TEXT, "gpgpu_cache:il1", il1), line)
+    with pytest.raises(cmp.InputError, match="^gpgpu_cache:il1: cannot read None"):
+        cmp.icache_fields(KIM20_TEXT, 128)

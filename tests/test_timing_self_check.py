@@ -113,6 +113,9 @@ MACHINES = {
     # the L2 needs more requests than 2 SMs send: tests/test_timing_dram.py.)
     "frfcfs-window": dict(dram_scheduler="frfcfs", dram_queue=2, dram_channels=1, dram_banks=2,
                           dram_t_rcd=60, dram_t_rp=60, dram_t_cl=40),
+    # An instruction cache of two lines and one MSHR: warps stall on fetches, wait for a free MSHR,
+    # and SMs go quiet while their reads are out.
+    "icache": dict(icache_bytes=2 * LINE, icache_assoc=1, icache_mshrs=1),
 }
 
 
@@ -136,6 +139,9 @@ def test_shortcuts_change_nothing(name):
     if name == "frfcfs-window":
         # The machine does what it is here for: the window served requests out of order.
         assert sum(k.counters["dram_reordered"] for k in plain) > 0
+    if name == "icache":
+        assert sum(k.counters["l2_inst_accesses"] for k in plain) > 0
+        assert sum(k.counters["stall_fetch"] for k in plain) > 0
 
 
 def test_a_wrong_sleeping_scheduler_is_caught(monkeypatch):

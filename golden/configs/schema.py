@@ -107,7 +107,8 @@ GPU_LIMITS = {
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
     "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16), "sms_per_cluster": (1, 1024),
-    "cta_first_cluster": (0, 1023),
+    "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
+    "icache_mshrs": (1, 64),
 }
 #: Highest clock frequency a config may give, in MHz.
 MAX_CLOCK_MHZ = 1e6
@@ -416,6 +417,12 @@ class GPUConfig:
         to the aligned 32- or 64-byte part that holds them all, else the 128 bytes. With
         sectors a store carries its sectors either way. It sets the packet's flits, and so the
         crossbar's time for it, and the bytes a write sent on to DRAM moves.
+    icache_bytes, icache_assoc, icache_mshrs : int
+        Each SM's instruction cache (timing model; ``docs/timing.md``, "Instruction fetch"):
+        its size in bytes, 0 for none (every instruction at hand, the default), its ways
+        and its MSHRs (GPGPU-Sim's ``gpgpu_cache:il1``, read-only, LRU, allocate on fill).
+        Its lines are ``l1.line_size`` bytes; a miss reads the line from the L2 like a load
+        of address ``0xF0000000 + pc`` (GPGPU-Sim's ``PROGRAM_MEM_START``).
     icnt_flit_bytes : int
         Bytes per interconnect flit; every port moves one flit per cycle (a read request
         is its 8-byte header, a write or a response the header and its data, in whole flits:
@@ -507,6 +514,9 @@ class GPUConfig:
     sms_per_cluster: int = 1
     cta_first_cluster: int = 0
     write_packet: str = "line"
+    icache_bytes: int = 0
+    icache_assoc: int = 4
+    icache_mshrs: int = 2
     mem_latency: int = 100
     shared_mem_bytes: int = 49152
     shared_mem_banks: int = 32
@@ -572,6 +582,9 @@ class GPUConfig:
                              f"{1 << address_map.bank_bits} banks, but dram_banks is {self.dram_banks}")
         if self.n_sm % self.sms_per_cluster:
             raise ValueError(f"sms_per_cluster: must divide n_sm ({self.n_sm}), not {self.sms_per_cluster}")
+        if self.icache_bytes and self.icache_bytes % (self.icache_assoc * self.l1.line_size):
+            raise ValueError(f"icache_bytes: must be a multiple of icache_assoc x l1.line_size "
+                             f"({self.icache_assoc * self.l1.line_size}), not {self.icache_bytes}")
         if self.cta_first_cluster >= self.n_sm // self.sms_per_cluster:
             raise ValueError(f"cta_first_cluster: must be below the {self.n_sm // self.sms_per_cluster} "
                              f"clusters, not {self.cta_first_cluster}")

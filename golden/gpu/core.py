@@ -113,7 +113,7 @@ __all__ = ["step_function", "shared_functions"]
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
- K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT) = range(len(layout.CONFIG))
+ K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -123,13 +123,14 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_L1_MERGES, C_L1_FAIL_MSHR, C_L1_FAIL_MERGE, C_L1_FAIL_QUEUE, C_L2_ACC, C_L2_HITS, C_L2_MERGES,
  C_L2_FAIL, C_DRAM_READS, C_DRAM_WRITES, C_DRAM_ROW_HITS, C_LOAD_LAT, C_LOADS_DONE, C_WARP_CYCLES,
  C_SLOT_CYCLES, C_CTAS, C_ISSUE_CYCLES, C_STALL_NONE, C_STALL_MEM, C_STALL_BAR, C_STALL_STRUCT,
- C_STALL_THROTTLE, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
+ C_STALL_THROTTLE, C_STALL_FETCH, C_SMEM_ACC, C_SMEM_HITS, C_SMEM_MIGRATIONS, C_SMEM_EVICTIONS,
  C_L1_BYPASSED, C_L2_SECTOR_MISSES, C_L1_SEC_LOADS, C_L1_SEC_LOAD_HITS, C_L2_SEC_ACC,
  C_L2_SEC_HITS, C_SELF_CHECK_FAILS, C_BUSY_SM_CYCLES, C_BLOCKED_CYCLES, C_QUIET_CYCLES,
  C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU,
  C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED, C_LOOP_CYCLES, C_LOOP_SM_CYCLES, C_LOOP_SM_IDLE,
  C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
- C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_IDLE_SM_CYCLES) = range(len(layout.COUNTERS))
+ C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES, C_L2_INST_ACC,
+ C_L2_INST_HITS) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS,
@@ -138,7 +139,8 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
- W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD, W_W_STALL_T, W_W_LDQ,) = range(25)
+ W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD, W_W_STALL_T, W_W_LDQ, W_W_PC, W_W_ILINE,
+ W_W_IMISS,) = range(28)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
@@ -146,7 +148,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  M_CTL_WIN_READY, M_CTL_WIN_LOADS, M_CTL_WIN_MISSES, M_CTL_WIN_MERGES, M_CTL_INST, M_CTL_WPC,
  M_CTL_SMEM_LINES, M_LD_ASKED, M_LD_PRE, M_QUIET_FROM, M_QUIET_UNTIL, M_CTL_CHANGED, M_LQ_HEAD, M_LQ_N,
  M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,
- M_RSP_N, M_RSP_LAST, M_IDLE_FROM, M_CTA_CORE,) = range(47)
+ M_RSP_N, M_RSP_LAST, M_IDLE_FROM, M_CTA_CORE, M_IC_WANT,) = range(48)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
  E_E_READS,) = range(10)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
@@ -162,8 +164,10 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
 (D_LDQ_SLOT, D_LDQ_ROW,) = range(2)
+(IC_TAG, IC_LRU,) = range(2)
+(IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [25, 4, 47, 10, 19, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2]
+assert [len(v) for v in layout.TABLES.values()] == [28, 4, 48, 10, 19, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -172,6 +176,10 @@ LOAD, STORE, ATOMIC, BARRIER = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC), int(
 GLOBAL = int(Space.GLOBAL)
 # Request kinds and event kinds.
 RQ_READ, RQ_WRITE, RQ_ATOMIC = 1, 2, 3
+# r_entry of an instruction cache's read (a load request with no L1D MSHR behind it).
+INST_FETCH = -2
+# Where instructions live: GPGPU-Sim's PROGRAM_MEM_START (an instruction at pc is read at this + pc).
+PROGRAM_BASE = 0xF0000000
 EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE = 1, 2, 3, 4, 5, 6
 # icnt_response_order "round-robin": a response reaches its SM's crossbar output; the output is free again.
 EV_PORT_ARRIVE, EV_PORT_FREE = 7, 8
@@ -185,7 +193,7 @@ assert (EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WA
 DEP_REGISTERS = 3
 NO_STOP = np.int64(1) << 62
 # Issue check results (0: can issue), in the order of layout.STALLS after "issued".
-OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE = range(6)
+OK, WHY_NONE, WHY_MEM, WHY_BAR, WHY_STRUCT, WHY_THROTTLE, WHY_FETCH = range(7)
 # An SM's wake flags (``M_WAKE``) hold one bit per scheduler: all of them.
 WAKE_ALL = -1
 # A warp's ``ctl_blocked`` (SchedulerControl.blocked): may issue nothing, or anything but a global load.
@@ -816,13 +824,19 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             S.c[C_L2_FAIL] += 1
             S.c[C_L2_FAIL_DRAM] += 1
             return False
-    S.c[C_L2_ACC] += 1
-    # Per sector, as GPGPU-Sim counts a sectored cache: the request's sectors and those present.
-    S.c[C_L2_SEC_ACC] += _popcount(need)
-    S.c[C_L2_SEC_HITS] += _popcount(need & valid)
+    # An instruction cache's read is counted apart (GPGPU-Sim's INST_ACC_R): the L2's counters are data's.
+    data = S.r[R_R_ENTRY, r] != INST_FETCH
+    if data:
+        S.c[C_L2_ACC] += 1
+        # Per sector, as GPGPU-Sim counts a sectored cache: the request's sectors and those present.
+        S.c[C_L2_SEC_ACC] += _popcount(need)
+        S.c[C_L2_SEC_HITS] += _popcount(need & valid)
+    else:
+        S.c[C_L2_INST_ACC] += 1
+        S.c[C_L2_INST_HITS] += hit
     if way >= 0 and (hit or kind == RQ_WRITE):
         if hit:
-            S.c[C_L2_HITS] += 1
+            S.c[C_L2_HITS] += data
             _hit(buf, q, h1, h2, h3, 1, b, sid, base, kind == RQ_READ)
         else:
             # A store to sectors the line lacks: they become valid (written), no fetch, no hook.
@@ -844,13 +858,13 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         missing = need & ~S.f[F_F_SEC, e] & ~valid
         if missing:
             # Sectors the entry is not fetching: read them too; the entry fills when both arrived.
-            S.c[C_L2_SECTOR_MISSES] += 1
+            S.c[C_L2_SECTOR_MISSES] += data
             S.f[F_F_SEC, e] |= missing
             S.f[F_F_READS, e] += 1
             _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, missing), b,
                       S.f[F_F_FLAGS, e], e)
         else:
-            S.c[C_L2_MERGES] += 1
+            S.c[C_L2_MERGES] += data
         if kind != RQ_READ:
             S.f[F_F_DIRTY, e] = 1
         S.r[R_R_NEXT, r] = -1
@@ -872,7 +886,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         return True
     if way >= 0:
         # A sector miss: an MSHR reads the missing sectors; no hook (as at the L1).
-        S.c[C_L2_SECTOR_MISSES] += 1
+        S.c[C_L2_SECTOR_MISSES] += data
         req = np.int64(0)
         fetch = need & ~valid
     else:
@@ -1172,6 +1186,9 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     """A response arrived at its SM: fill the L1 (or bypass) and wake the waiting warps."""
     sm = S.r[R_R_SM, r]
     _rouse(K, S, sm)
+    if S.r[R_R_ENTRY, r] == INST_FETCH:
+        _icache_fill(K, S, t, r)
+        return
     if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
         # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
         _release(K, S, sm, sm * K[K_SLOTS] + S.r[R_R_SLOT, r], S.r[R_R_ROW, r], t)
@@ -1219,6 +1236,126 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
             _release(K, S, sm, sm * K[K_SLOTS] + S.wt[Q_WT_SLOT, w], S.wt[Q_WT_ROW, w], t)
         _pool_give(S.wt, Q_WT_FREE, S.wt_meta, w)
         w = nxt
+    _free_request(S, r)
+
+
+def _fetch_next(K, S, P, sm, g):
+    """Instruction cache: warp slot ``g`` of ``sm`` looks up its next instruction's line if it left its own.
+
+    A fetch brings two instructions, the one fetched and the warp's next (GPGPU-Sim's decode; in
+    Accel-Sim's trace mode the next trace instruction, wherever it lies), so only the warp's 1st,
+    3rd, 5th... instruction is looked up. The next instruction is the warp's next row, or a compute
+    instruction 16 bytes after the last one issued (the exporter's layout, and straight-line SASS).
+    A hit makes the line the warp's;
+    a miss makes the warp wait for it (``WHY_FETCH``), merged into the line's MSHR if one reads it,
+    else asking for one (``ic_want``: :func:`_icache_requests`).
+    """
+    if S.w[W_CTL_WINST, g] & 1:
+        return  # the second of the two instructions the last fetch brought
+    r = S.w[W_W_ROW, g]
+    if S.w[W_W_LEFT, g] > 0:
+        pc = S.w[W_W_PC, g] + 16
+    elif r < S.w[W_W_END, g]:
+        pc = np.int64(P.pc[r])
+    else:
+        return
+    line = (PROGRAM_BASE + pc) // K[K_LINE_BYTES]
+    if line == S.w[W_W_ILINE, g]:
+        return
+    S.c[C_IC_ACC] += 1
+    ways = K[K_IC_WAYS]
+    base = (sm * K[K_IC_SETS] + line % K[K_IC_SETS]) * ways
+    for i in range(base, base + ways):
+        if S.ic[IC_TAG, i] == line:
+            S.ic[IC_LRU, i] = S.sc[S_CYCLE]
+            S.w[W_W_ILINE, g] = line
+            return
+    S.c[C_IC_MISSES] += 1
+    S.w[W_W_IMISS, g] = line
+    _icache_mshr(K, S, sm, g, line)
+
+
+def _icache_mshr(K, S, sm, g, line):
+    """Instruction cache: warp slot ``g`` of ``sm`` missed ``line``: it merges into the line's MSHR, or
+    takes a free one, whose read :func:`_icache_requests` makes at the end of the SM's cycle (it
+    needs the L2's parameters); with every MSHR busy it waits for a fill to free one."""
+    m = K[K_IC_MSHRS]
+    free = np.int64(-1)
+    for i in range(sm * m, (sm + 1) * m):
+        if S.im[IM_LINE, i] == line:
+            S.c[C_IC_MERGES] += 1
+            return
+        if S.im[IM_LINE, i] == 0 and free < 0:
+            free = i
+    if free >= 0:
+        S.im[IM_LINE, free] = line
+        S.im[IM_SENT, free] = 0
+        S.sm[M_IC_WANT, sm] = 1
+
+
+def _icache_requests(buf, K, S, t, sm):
+    """Instruction cache: each MSHR of ``sm`` not yet read sends its line's read into the SM's miss
+    queue (a load of the line with no L1D MSHR behind it, ready next cycle)."""
+    S.sm[M_IC_WANT, sm] = 0
+    m = K[K_IC_MSHRS]
+    for i in range(sm * m, (sm + 1) * m):
+        line = S.im[IM_LINE, i]
+        if line == 0 or S.im[IM_SENT, i]:
+            continue
+        if S.rq_meta[0] == 0:
+            S.sm[M_IC_WANT, sm] = 1  # no request free: ask again next cycle
+            return
+        S.im[IM_SENT, i] = 1
+        sec = (np.int64(1) << (K[K_LINE_BYTES] // K[K_SECTOR_BYTES])) - 1 if K[K_SECTOR_BYTES] > 0 \
+            else np.int64(1)
+        a = Access(sm, sm, np.int64(-1), np.int64(-1), K[K_KERNEL], line * K[K_LINE_BYTES] - PROGRAM_BASE,
+                   np.int64(LOAD), sec, line, np.int64(-1), np.int64(-1), t, np.int64(0), S.sc[S_ACCESSES])
+        r = _new_request(S, RQ_READ, sm, line, sec, np.int64(INST_FETCH), np.int64(0), np.int64(-1),
+                         np.int64(-1), a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]), t + 1)
+        _enqueue(K, S, sm, r)
+
+
+def _icache_fill(K, S, t, r):
+    """Instruction cache: read ``r`` brought its line; it replaces the set's least recently used line
+    (allocate on fill), frees its MSHR and releases the warps that waited for it."""
+    sm = S.r[R_R_SM, r]
+    line = S.r[R_R_LINE, r]
+    ways = K[K_IC_WAYS]
+    base = (sm * K[K_IC_SETS] + line % K[K_IC_SETS]) * ways
+    v = base
+    for i in range(base, base + ways):
+        if S.ic[IC_TAG, i] == 0:
+            v = i
+            break
+        if S.ic[IC_LRU, i] < S.ic[IC_LRU, v]:
+            v = i
+    S.ic[IC_TAG, v] = line
+    S.ic[IC_LRU, v] = t
+    m = K[K_IC_MSHRS]
+    for i in range(sm * m, (sm + 1) * m):
+        if S.im[IM_LINE, i] == line:
+            S.im[IM_LINE, i] = 0
+    for g in range(sm * K[K_SLOTS], (sm + 1) * K[K_SLOTS]):
+        if S.w[W_W_IMISS, g] == line:
+            S.w[W_W_IMISS, g] = 0
+            S.w[W_W_ILINE, g] = line
+    # The freed MSHR goes to a warp that waits for a line no MSHR reads (every MSHR was busy).
+    for g in range(sm * K[K_SLOTS], (sm + 1) * K[K_SLOTS]):
+        other = S.w[W_W_IMISS, g]
+        if other == 0:
+            continue
+        free = np.int64(-1)
+        for i in range(sm * m, (sm + 1) * m):
+            if S.im[IM_LINE, i] == other:
+                free = np.int64(-1)
+                break
+            if S.im[IM_LINE, i] == 0 and free < 0:
+                free = i
+        if free >= 0:
+            S.im[IM_LINE, free] = other
+            S.im[IM_SENT, free] = 0
+            S.sm[M_IC_WANT, sm] = 1
+    S.sm[M_WAKE, sm] = WAKE_ALL
     _free_request(S, r)
 
 
@@ -1881,6 +2018,11 @@ def _dispatch(K, S, P, sm):
         S.w[W_W_STALL_T, g] = 0
         S.w[W_CTL_REDIRECT, g] = 0
         S.w[W_CTL_WINST, g] = 0
+        S.w[W_W_PC, g] = 0
+        S.w[W_W_ILINE, g] = 0
+        S.w[W_W_IMISS, g] = 0
+        if K[K_IC_SETS] > 0:
+            _fetch_next(K, S, P, sm, g)
         S.sm[M_CTL_RESIDENT, sm] += 1
     if S.sm[M_CTL_FIRST_CTA, sm] < 0:
         S.sm[M_CTL_FIRST_CTA, sm] = S.sc[S_CYCLE]
@@ -1904,6 +2046,8 @@ def _why(K, W, M, op, space, sm, g):
         return WHY_NONE
     if W[W_W_BAR, g]:
         return WHY_BAR
+    if W[W_W_IMISS, g] != 0:
+        return WHY_FETCH
     blocked = W[W_CTL_BLOCKED, g]
     if blocked == BLOCK_ALL or not W[W_W_ELIG, g]:
         return WHY_THROTTLE
@@ -2111,6 +2255,9 @@ def _issue(K, S, P, sm, w, t):
     S.w[W_CTL_WINST, g] += 1
     if S.w[W_W_LEFT, g] > 0:
         S.w[W_W_LEFT, g] -= 1
+        if K[K_IC_SETS] > 0:
+            S.w[W_W_PC, g] += 16
+            _fetch_next(K, S, P, sm, g)
     else:
         r = S.w[W_W_ROW, g]
         o = np.int64(P.op[r])
@@ -2149,6 +2296,9 @@ def _issue(K, S, P, sm, w, t):
         r += 1
         S.w[W_W_ROW, g] = r
         S.w[W_W_LEFT, g] = np.int64(P.gap[r]) if r < S.w[W_W_END, g] else S.w[W_W_TAIL, g]
+        if K[K_IC_SETS] > 0:
+            S.w[W_W_PC, g] = np.int64(P.pc[r - 1])
+            _fetch_next(K, S, P, sm, g)
         if o == BARRIER:
             _release_barrier(K, S, sm, sm * K[K_MAX_CTAS] + S.w[W_W_CTA, g])
             return
@@ -2326,6 +2476,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             # Each scheduler cleared its own bit; WAKE_ALL's bits above them wake no one and would
             # keep the SM from going quiet (_prompted).
             M[M_WAKE, sm] &= (np.int64(1) << n_sched) - 1
+            if M[M_IC_WANT, sm]:
+                _icache_requests(buf, K, S, t, sm)
             # The warps able to issue at the end of the cycle's issue count for the cycle.
             _window_cycles(S, sm, t, np.int64(1))
             if not worked:
@@ -2401,7 +2553,8 @@ def _check_asleep(K, S, P, sm, s, why):
 def _prompted(S, sm):
     """Something asks ``sm``'s schedulers to look again: a wake-up, a new warp limit, a policy's block."""
     return S.sm[M_WAKE, sm] != 0 or S.sm[M_SM_ELIG_DIRTY, sm] \
-        or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm] or S.sm[M_CTL_CHANGED, sm] != 0
+        or S.sm[M_CTL_LIMIT, sm] != S.sm[M_SM_LIMIT_SEEN, sm] or S.sm[M_CTL_CHANGED, sm] != 0 \
+        or S.sm[M_IC_WANT, sm] != 0
 
 
 def _quiet(K, S, sm, t):
@@ -2541,7 +2694,9 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
-              _load_done, _pending, _restop, _log, _release, _l1_fill, _l1_access, _l1_send, _lookups,
+              _load_done, _pending, _restop, _log, _release, _fetch_next, _icache_mshr, _icache_requests,
+              _icache_fill,
+              _l1_fill, _l1_access, _l1_send, _lookups,
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
               _smem_install,
               _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,

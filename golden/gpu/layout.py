@@ -36,12 +36,19 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: of ``stalled_release = "last"``. ``idle_from`` is the first cycle an SM without warps or queued
 #: work was skipped (-1: not idle); ``cta_core`` is indexed by cluster, not SM (``cta_issue =
 #: "rotating"``: entry ``c`` holds the core of cluster ``c`` that started its last CTA); ``r_bytes``
-#: is the data a write or atomic request carries (``write_packet``).
+#: is the data a write or atomic request carries (``write_packet``). With an instruction cache
+#: (``icache_bytes``), ``ic`` has per SM, set and way the line it holds and the cycle it was last
+#: used, ``im`` per SM and MSHR the line it reads (``im_sent``: its read is made); ``w_pc`` is a
+#: warp's last issued instruction's PC, ``w_iline`` the instruction line it has fetched, ``w_imiss``
+#: the line it waits for (0 stands for none in all four: an instruction line is at least
+#: ``PROGRAM_BASE / line size``); an SM's ``ic_want`` asks for its instruction reads to be made
+#: (core._icache_requests).
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
-        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old', 'w_stall_t', 'w_ldq'
+        'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old', 'w_stall_t', 'w_ldq', 'w_pc', 'w_iline',
+        'w_imiss'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -53,7 +60,7 @@ TABLES = {
         'ctl_win_ready', 'ctl_win_loads', 'ctl_win_misses', 'ctl_win_merges', 'ctl_inst', 'ctl_wpc',
         'ctl_smem_lines', 'ld_asked', 'ld_pre', 'quiet_from', 'quiet_until', 'ctl_changed', 'lq_head', 'lq_n',
         'lq_fail', 'ctl_nblocked', 'ldq_head', 'ldq_n', 'l1_out_t', 'l1_out_n', 'ctl_vta_hits',
-        'rsp_n', 'rsp_last', 'idle_from', 'cta_core'
+        'rsp_n', 'rsp_last', 'idle_from', 'cta_core', 'ic_want'
     ),
     'e': (
         'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
@@ -92,6 +99,12 @@ TABLES = {
     'ldq': (
         'ldq_slot', 'ldq_row'
     ),
+    'ic': (
+        'ic_tag', 'ic_lru'
+    ),
+    'im': (
+        'im_line', 'im_sent'
+    ),
 }
 
 #: Blocks of an SM's shared-memory cache at most: ciao18's 9-bit block index (G and 8 R bits).
@@ -112,6 +125,7 @@ CONFIG = (
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
+    "icache_sets", "icache_ways", "icache_mshrs",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -122,6 +136,7 @@ COUNTERS = (
     "l2_accesses", "l2_hits", "l2_mshr_merges", "l2_reservation_fails", "dram_reads", "dram_writes",
     "dram_row_hits", "load_latency_sum", "loads_completed", "warp_cycles", "slot_cycles", "ctas_launched",
     "issue_cycles", "stall_none", "stall_memory", "stall_barrier", "stall_structural", "stall_throttled",
+    "stall_fetch",
     "smem_cache_accesses", "smem_cache_hits", "smem_cache_migrations", "smem_cache_evictions",
     "l1_bypassed", "l2_sector_misses", "l1_sector_loads", "l1_sector_load_hits", "l2_sector_accesses",
     "l2_sector_hits", "self_check_fails", "busy_sm_cycles", "blocked_warp_cycles",
@@ -144,10 +159,13 @@ COUNTERS = (
     "events_dram_wake", "events_port_arrive", "events_port_free",
     # SM-cycles of SMs without warps or work the loop skipped and settled later (core._settle).
     "idle_sm_cycles",
+    # The instruction cache (icache_bytes): warps' lookups of a new line, those that missed, those
+    # of them that met the line's MSHR; its reads at the L2 (kept out of the L2's data counters).
+    "icache_accesses", "icache_misses", "icache_merges", "l2_inst_accesses", "l2_inst_hits",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.
-STALLS = ("none", "memory", "barrier", "structural", "throttled")
+STALLS = ("none", "memory", "barrier", "structural", "throttled", "fetch")
 
 #: Loop scalars kept between calls of the compiled loop (the run is resumable).
 SCALARS = (

@@ -73,6 +73,11 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
                  "row_hit_rate": round(_ratio(c["dram_row_hits"], c["dram_reads"] + c["dram_writes"]), 4),
                  # Requests an FR-FCFS channel served before an older one to the same bank.
                  "reordered": c["dram_reordered"]},
+        # The instruction cache (icache_bytes; zeros without one): warps' lookups of a new line, misses
+        # (merges into a pending read included), merges, and its reads at the L2 (not in "l2" above).
+        "icache": {"accesses": c["icache_accesses"], "misses": c["icache_misses"],
+                   "merges": c["icache_merges"], "l2_accesses": c["l2_inst_accesses"],
+                   "l2_hits": c["l2_inst_hits"]},
         "smem_cache": {"accesses": c["smem_cache_accesses"], "hits": c["smem_cache_hits"],
                        "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
                        "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},

@@ -167,7 +167,11 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l1_lookup_latency": l1.lookup_latency, "l1_lq_size": max(1, l1.lookup_latency * l1.ports),
         # The miss queue's ring also holds the requests still waiting out l1.miss_latency (they
         # are in GPGPU-Sim's l1_latency queue, not its miss queue): at most (latency + 1) x ports.
-        "l1_mq_ring": (l1.miss_queue or l1_mshrs + slots * 32) + (l1.miss_latency + 1) * l1.ports,
+        # ... and the instruction cache's reads (at most one per MSHR), which share the SM's port.
+        "l1_mq_ring": (l1.miss_queue or l1_mshrs + slots * 32) + (l1.miss_latency + 1) * l1.ports
+        + (gpu.icache_mshrs if gpu.icache_bytes else 0),
+        "icache_sets": gpu.icache_bytes // (gpu.icache_assoc * l1.line_size), "icache_ways": gpu.icache_assoc,
+        "icache_mshrs": gpu.icache_mshrs,
         "l1_mshrs": l1_mshrs, "l1_merges": l1.mshr_merges,
         "l1_miss_queue": l1.miss_queue or l1_mshrs + slots * 32, "l1_alloc_on_fill": l1.allocate == "on-fill",
         "l1_write": ("write-through", "write-evict", "write-back").index(l1.write),
@@ -229,13 +233,15 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     n_sm, slots, ctas = k[_K["n_sm"]], k[_K["slots"]], k[_K["max_ctas"]]
     m1, mq, m2, n_part = k[_K["l1_mshrs"]], k[_K["l1_mq_ring"]], k[_K["l2_mshrs"]], k[_K["n_part"]]
     merges = k[_K["l1_merges"]] or 32
-    n_req = int(n_sm * (m1 + mq) * 2 + 4096)
+    ic_sets, ic_ways, ic_mshrs = k[_K["icache_sets"]], k[_K["icache_ways"]], k[_K["icache_mshrs"]]
+    n_req = int(n_sm * (m1 + mq + ic_mshrs) * 2 + 4096)
     n_wait = int(n_sm * (m1 * merges + slots * 32))
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
              "ch": k[_K["n_channels"]], "smem": n_sm * layout.SMEM_BLOCKS, "port": n_sm * n_part,
              "lq": n_sm * k[_K["l1_lq_size"]],
-             "ldq": n_sm * max(1, k[_K["ldst_queue"]]), "dq": k[_K["n_channels"]] * k[_K["dq_per_channel"]]}
+             "ldq": n_sm * max(1, k[_K["ldst_queue"]]), "dq": k[_K["n_channels"]] * k[_K["dq_per_channel"]],
+             "ic": max(1, n_sm * ic_sets * ic_ways), "im": n_sm * ic_mshrs}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
