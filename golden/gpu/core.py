@@ -1272,25 +1272,27 @@ def _fetch_next(K, S, P, sm, g):
             return
     S.c[C_IC_MISSES] += 1
     S.w[W_W_IMISS, g] = line
-    _icache_mshr(K, S, sm, g, line)
+    if _icache_mshr(K, S, sm, line):
+        S.c[C_IC_MERGES] += 1
 
 
-def _icache_mshr(K, S, sm, g, line):
-    """Instruction cache: warp slot ``g`` of ``sm`` missed ``line``: it merges into the line's MSHR, or
-    takes a free one, whose read :func:`_icache_requests` makes at the end of the SM's cycle (it
-    needs the L2's parameters); with every MSHR busy it waits for a fill to free one."""
+def _icache_mshr(K, S, sm, line):
+    """Instruction cache: a warp of ``sm`` waits for ``line``. True if an MSHR of the SM reads it (the
+    warp merges); else the warp takes a free one, whose read :func:`_icache_requests` makes at the
+    end of the SM's cycle (it needs the L2's parameters), or with every MSHR busy waits for a fill
+    to free one."""
     m = K[K_IC_MSHRS]
     free = np.int64(-1)
     for i in range(sm * m, (sm + 1) * m):
         if S.im[IM_LINE, i] == line:
-            S.c[C_IC_MERGES] += 1
-            return
+            return True
         if S.im[IM_LINE, i] == 0 and free < 0:
             free = i
     if free >= 0:
         S.im[IM_LINE, free] = line
         S.im[IM_SENT, free] = 0
         S.sm[M_IC_WANT, sm] = 1
+    return False
 
 
 def _icache_requests(buf, K, S, t, sm):
@@ -1341,20 +1343,8 @@ def _icache_fill(K, S, t, r):
             S.w[W_W_ILINE, g] = line
     # The freed MSHR goes to a warp that waits for a line no MSHR reads (every MSHR was busy).
     for g in range(sm * K[K_SLOTS], (sm + 1) * K[K_SLOTS]):
-        other = S.w[W_W_IMISS, g]
-        if other == 0:
-            continue
-        free = np.int64(-1)
-        for i in range(sm * m, (sm + 1) * m):
-            if S.im[IM_LINE, i] == other:
-                free = np.int64(-1)
-                break
-            if S.im[IM_LINE, i] == 0 and free < 0:
-                free = i
-        if free >= 0:
-            S.im[IM_LINE, free] = other
-            S.im[IM_SENT, free] = 0
-            S.sm[M_IC_WANT, sm] = 1
+        if S.w[W_W_IMISS, g] != 0:
+            _icache_mshr(K, S, sm, S.w[W_W_IMISS, g])
     S.sm[M_WAKE, sm] = WAKE_ALL
     _free_request(S, r)
 
