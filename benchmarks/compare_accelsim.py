@@ -323,17 +323,11 @@ def icache_fields(text: str, line_size: int) -> dict[str, int]:
     """
     if _option(text, "gpgpu_perfect_inst_const_cache") == "1":
         return {"icache_bytes": 0}
-    spec = _option(text, "gpgpu_cache:il1")
-    try:
-        sets, line, assoc = (int(v) for v in spec.split(",")[0].split(":")[-3:])
-        mshrs = int(spec.split(",")[2].split(":")[1])
-    except (AttributeError, ValueError, IndexError):
-        raise InputError(f"gpgpu_cache:il1: cannot read {spec!r} (HEAD's form: "
-                         "kind:sets:line:assoc,policy,mshr:entries:merges,queue)") from None
-    if line != line_size:
-        raise InputError(f"gpgpu_cache:il1: its {line}-byte lines are not the L1's {line_size} bytes, "
-                         "which gpucache's instruction cache uses")
-    return {"icache_bytes": sets * line * assoc, "icache_assoc": assoc, "icache_mshrs": mshrs}
+    il1 = _cache_fields("gpgpu_cache:il1", _option(text, "gpgpu_cache:il1"), streaming_mshrs=False)
+    if il1["line"] != line_size:
+        raise InputError(f"gpgpu_cache:il1: its {il1['line']}-byte lines are not the L1's {line_size} "
+                         "bytes, which gpucache's instruction cache uses")
+    return {"icache_bytes": il1["size"], "icache_assoc": il1["assoc"], "icache_mshrs": il1["mshrs"]}
 
 
 def slice_map_of(text: str) -> str | None:

@@ -1263,9 +1263,8 @@ def _fetch_next(K, S, P, sm, g):
     if line == S.w[W_W_ILINE, g]:
         return
     S.c[C_IC_ACC] += 1
-    ways = K[K_IC_WAYS]
-    base = (sm * K[K_IC_SETS] + line % K[K_IC_SETS]) * ways
-    for i in range(base, base + ways):
+    base = _icache_set(K, sm, line)
+    for i in range(base, base + K[K_IC_WAYS]):
         if S.ic[IC_TAG, i] == line:
             S.ic[IC_LRU, i] = S.sc[S_CYCLE]
             S.w[W_W_ILINE, g] = line
@@ -1274,6 +1273,11 @@ def _fetch_next(K, S, P, sm, g):
     S.w[W_W_IMISS, g] = line
     if _icache_mshr(K, S, sm, line):
         S.c[C_IC_MERGES] += 1
+
+
+def _icache_set(K, sm, line):
+    """Instruction cache: the first entry of ``line``'s set in ``sm``'s cache (``ic`` table)."""
+    return (sm * K[K_IC_SETS] + line % K[K_IC_SETS]) * K[K_IC_WAYS]
 
 
 def _icache_mshr(K, S, sm, line):
@@ -1322,10 +1326,9 @@ def _icache_fill(K, S, t, r):
     (allocate on fill), frees its MSHR and releases the warps that waited for it."""
     sm = S.r[R_R_SM, r]
     line = S.r[R_R_LINE, r]
-    ways = K[K_IC_WAYS]
-    base = (sm * K[K_IC_SETS] + line % K[K_IC_SETS]) * ways
+    base = _icache_set(K, sm, line)
     v = base
-    for i in range(base, base + ways):
+    for i in range(base, base + K[K_IC_WAYS]):
         if S.ic[IC_TAG, i] == 0:
             v = i
             break
@@ -1341,9 +1344,8 @@ def _icache_fill(K, S, t, r):
         if S.w[W_W_IMISS, g] == line:
             S.w[W_W_IMISS, g] = 0
             S.w[W_W_ILINE, g] = line
-    # The freed MSHR goes to a warp that waits for a line no MSHR reads (every MSHR was busy).
-    for g in range(sm * K[K_SLOTS], (sm + 1) * K[K_SLOTS]):
-        if S.w[W_W_IMISS, g] != 0:
+        elif S.w[W_W_IMISS, g] != 0:
+            # The freed MSHR goes to a warp that waits for a line no MSHR reads (all were busy).
             _icache_mshr(K, S, sm, S.w[W_W_IMISS, g])
     S.sm[M_WAKE, sm] = WAKE_ALL
     _free_request(S, r)
@@ -2684,7 +2686,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
-              _load_done, _pending, _restop, _log, _release, _fetch_next, _icache_mshr, _icache_requests,
+              _load_done, _pending, _restop, _log, _release, _fetch_next, _icache_set, _icache_mshr,
+              _icache_requests,
               _icache_fill,
               _l1_fill, _l1_access, _l1_send, _lookups,
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
