@@ -34,7 +34,7 @@ test: setup
 	exit $$status
 
 lint: setup
-	@$(BIN)/ruff check golden rtl tb synth cli tests
+	@$(BIN)/ruff check golden rtl tb synth cli tests benchmarks
 
 clean:
 	rm -rf results .pytest_cache .ruff_cache build

@@ -300,7 +300,8 @@ def main() -> int:
                     help="also print what each issue finds queued ahead of it, counting the PCs given apart")
     args = ap.parse_args()
     print(f"{args.workload} at scale {args.scale}, kernel {args.kernel}, loads at PC {args.pc}; "
-          f"{args.config} preset, issue_order={PEER_ISSUE_ORDER}" + "".join(f", {s}" for s in args.set))
+          f"{args.config} preset, issue_order={PEER_FIELDS['issue_order']}"
+          + "".join(f", {s}" for s in args.set))
     print(f"{'side':<10} {'L1 hit':>10} {'queued':>7}  {'close':>10} {'lead':>7} {'loads':>9}  "
           "time at each queued count")
     if args.accelsim_log and not args.accelsim_log.is_file():

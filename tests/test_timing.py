@@ -376,11 +376,12 @@ def sector_loads(offsets: list, store_first: int | None = None) -> KernelBuilder
     """One warp loads one byte offset after another, each used at once.
 
     An offset is one address for all threads (one 32-byte sector) or the threads' addresses. With
-    ``store_first`` the warp first stores to that offset (the store does not wait).
+    ``store_first`` the warp first stores the 32 bytes from that offset, a whole sector (the
+    store does not wait; a sector written in part is another matter: tests/test_timing_byte_mask.py).
     """
     kb = KernelBuilder("sectors", (1,), (32,))
     if store_first is not None:
-        kb.store(0x8, np.full(32, store_first, np.int64))
+        kb.store(0x8, store_first + 4 * (np.arange(32) % 8))
     for i, off in enumerate(offsets):
         kb.load(0x100 + 16 * i, np.broadcast_to(np.asarray(off, np.int64), (32,)))
         kb.compute(1)

@@ -84,6 +84,7 @@ from golden.cache.hooks import (
 from golden.cache.replacement import choose_victim, insert, invalidate
 from golden.gpu import layout
 from golden.gpu.bits import trailing_zeros
+from golden.gpu.program import CHUNK_BYTES
 from golden.gpu.queues import (
     NEVER,
     event_advance,
@@ -113,7 +114,8 @@ __all__ = ["step_function", "shared_functions"]
  K_ISSUE_ROTATING, K_L2_WRITE_FETCH, K_DRAM_FRFCFS, K_DRAM_QUEUE, K_DRAM_CHIP_BIT, K_DRAM_BANK_MASK,
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
- K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS) = range(len(layout.CONFIG))
+ K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
+ K_L2_BYTE_MASK) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -215,6 +217,8 @@ N_LOG = 5
 # Bytes of a packet's header (GPGPU-Sim's READ_PACKET_SIZE and WRITE_PACKET_SIZE, shader.h): a read
 # request is the header alone, a write or a response the header and its data (mem_fetch::size).
 PACKET_HEADER = 8
+# A 32-byte sector's byte mask (the L2's, state.l2_byte_mask) with every byte written.
+FULL_CHUNK = (np.int64(1) << CHUNK_BYTES) - 1
 # In an L1 or L2 sector mask (l1_sec, l2_sec): the way holds a line whose fill is pending (allocate on
 # miss, _reserve); masks have at most 8 sectors. Added to such a line's replacement stamp, so that LRU
 # and FIFO never choose it while an unreserved way is left.
@@ -708,7 +712,46 @@ def _l2_install(buf, K, S, h1, h2, h3, t, part, b, dirty, sectors):
     if wb >= 0:
         _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
     S.l2_sec[base + v] = sectors
+    _l2_new_line(K, S, base + v)
     return _put(buf, q, h1, h2, h3, 1, b, sid, base, v, dirty)
+
+
+def _l2_new_line(K, S, slot):
+    """A line takes L2 way ``slot`` (set base + way): nothing of it is written yet (GPGPU-Sim's
+    ``allocate_line`` clears the byte mask)."""
+    if K[K_L2_BYTE_MASK]:
+        S.l2_unread[slot] = 0
+        spl = K[K_L2_LINE_BYTES] // CHUNK_BYTES
+        for j in range(spl):
+            S.l2_wbytes[slot * spl + j] = 0
+
+
+def _store_sectors(K, S, r):
+    """L2 sectors store ``r`` writes a byte of (under the L2's byte mask)."""
+    cpl = K[K_LINE_BYTES] // CHUNK_BYTES
+    off = (S.r[R_R_LINE, r] & ((np.int64(1) << K[K_L2_SHIFT]) - 1)) * cpl
+    m = np.int64(0)
+    for j in range(cpl):
+        if S.r_wbytes[r * cpl + j]:
+            m |= np.int64(1) << (off + j)
+    return m
+
+
+def _l2_write_bytes(K, S, r, slot):
+    """Add store ``r``'s bytes to the byte mask of L2 way ``slot``; returns the sectors it wrote
+    whose every byte is now written (GPGPU-Sim's ``update_m_readable``: such a sector is readable)."""
+    cpl = K[K_LINE_BYTES] // CHUNK_BYTES
+    spl = K[K_L2_LINE_BYTES] // CHUNK_BYTES
+    off = (S.r[R_R_LINE, r] & ((np.int64(1) << K[K_L2_SHIFT]) - 1)) * cpl
+    full = np.int64(0)
+    for j in range(cpl):
+        b = S.r_wbytes[r * cpl + j]
+        if b:
+            x = slot * spl + off + j
+            S.l2_wbytes[x] |= b
+            if S.l2_wbytes[x] == FULL_CHUNK:
+                full |= np.int64(1) << (off + j)
+    return full
 
 
 def _all_reserved(p, sec, base):
@@ -749,7 +792,7 @@ def _reserve(buf, p, h1, h2, h3, L, a, sid, base, sec):
     GPGPU-Sim's reserved line (``tag_array::access``): no lookup hits it (a
     request for it merges into its MSHR), no other miss may take its way, and
     its replacement stamp is the miss's (``allocate`` sets the last access
-    time; the fill does not). Returns the line to write back, or -1.
+    time; the fill does not). Returns ``(way, line to write back or -1)``.
     """
     v, wb = _take_way(buf, p, h1, h2, h3, L, a, sid, base, sec)
     _at(buf, p[O_TAG])[base + v] = a.line
@@ -759,7 +802,7 @@ def _reserve(buf, p, h1, h2, h3, L, a, sid, base, sec):
            p[P_WAYS])
     stamp[base + v] += RESERVED_STAMP
     sec[base + v] = RESERVED
-    return wb
+    return v, wb
 
 
 def _fill_reserved(buf, p, h1, h2, h3, L, a, sid, base, way, dirty, sec, sectors):
@@ -786,22 +829,33 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     On a sectored L2 (``l2.sector_size``) a line keeps a mask of valid sectors: a read or atomic
     whose sectors are not all valid on a resident line is a sector miss, which reads the missing
     sectors from below and calls no hook; a store makes its sectors valid without fetching.
+    Under the byte mask (``state.l2_byte_mask``) a sector a store writes in part is valid but
+    unreadable (``l2_unread``) until its bytes are all written or a read fetches it
+    (``docs/timing.md``, "The L2's byte mask").
     """
     q = _params(buf, NP)
     kind = S.r[R_R_KIND, r]
     line2 = S.r[R_R_LINE, r] >> K[K_L2_SHIFT]
-    need = _l2_sectors(K, S.r[R_R_LINE, r], S.r[R_R_SEC, r])
+    bmask = K[K_L2_BYTE_MASK] != 0
+    # A store's sectors under the byte mask are those it writes a byte of (GPGPU-Sim's coalesced
+    # sector mask), else those of its L1 request.
+    need = _store_sectors(K, S, r) if bmask and kind == RQ_WRITE else _l2_sectors(K, S.r[R_R_LINE, r],
+                                                                                  S.r[R_R_SEC, r])
     op = np.int64(LOAD) if kind == RQ_READ else (np.int64(STORE) if kind == RQ_WRITE else np.int64(ATOMIC))
     s, sid, base, way = _find(buf, q, 0, line2)
+    rway = np.int64(-1)
     if way >= 0 and S.l2_sec[base + way] & RESERVED:
+        rway = way
         way = np.int64(-1)  # a line waiting for its fill: the request meets its MSHR
     b = _request_access(K, S, r, np.int64(0), op, line2)
     b = at_level(b, np.int64(0), op, line2, s, way)
     valid = S.l2_sec[base + way] if way >= 0 else np.int64(0)
+    if bmask and kind != RQ_WRITE and way >= 0:
+        valid &= ~S.l2_unread[base + way]  # a read finds a sector written in part missing
     hit = way >= 0 and (valid & need) == need
     off = part * S.l2_map_size
     e = np.int64(-1)
-    if way < 0 or (not hit and kind != RQ_WRITE):  # a pending MSHR of the line matters
+    if way < 0 or (not hit and (kind != RQ_WRITE or bmask)):  # a pending MSHR of the line matters
         e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
     # A store that misses the line under write_allocate "fetch" reads it as a load miss does.
     fetch_write = kind == RQ_WRITE and way < 0 and e < 0 and K[K_L2_WRITE_FETCH] != 0
@@ -838,10 +892,23 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if hit:
             S.c[C_L2_HITS] += data
             _hit(buf, q, h1, h2, h3, 1, b, sid, base, kind == RQ_READ)
-        else:
+        elif not bmask:
             # A store to sectors the line lacks: they become valid (written), no fetch, no hook.
             S.c[C_L2_SECTOR_MISSES] += 1
             S.l2_sec[base + way] |= need
+        else:
+            S.c[C_L2_SECTOR_MISSES] += 1
+        if bmask and kind == RQ_WRITE:
+            # GPGPU-Sim's write hit (update_m_readable) and lazy write miss of a sector: a sector
+            # absent becomes valid, readable if its bytes are all written; one being fetched stays
+            # for its fill (readable then) unless written whole; a written sector the store
+            # completes becomes readable.
+            full = _l2_write_bytes(K, S, r, base + way)
+            new = need & ~valid
+            pend = S.f[F_F_SEC, e] if e >= 0 else np.int64(0)
+            absent = new & ~pend
+            S.l2_sec[base + way] |= absent | (new & pend & full)
+            S.l2_unread[base + way] = (S.l2_unread[base + way] | (absent & ~full)) & ~full
         if kind != RQ_READ:
             _at(buf, q[O_DIRTY])[base + way] = 1
         if kind == RQ_WRITE:
@@ -853,9 +920,26 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         return True
     if e >= 0:  # the line (or some of its sectors) is on its way from below: wait for it
         S.f[F_F_N, e] += 1
+        missing = np.int64(0)
         if kind == RQ_WRITE:
-            S.f[F_F_SEC, e] |= need  # written: valid at the fill without being read
-        missing = need & ~S.f[F_F_SEC, e] & ~valid
+            if bmask and rway >= 0:
+                # Written whole: valid at the fill without being read; in part, and not being
+                # read: valid at the fill but unreadable (l2_unread of the reserved way).
+                full = _l2_write_bytes(K, S, r, base + rway)
+                new = need & ~S.f[F_F_SEC, e]
+                S.f[F_F_SEC, e] |= new & full
+                S.l2_unread[base + rway] = (S.l2_unread[base + rway] | new) & ~full
+            else:
+                S.f[F_F_SEC, e] |= need  # written: valid at the fill without being read
+        else:
+            missing = need & ~S.f[F_F_SEC, e] & ~valid
+            if bmask:
+                # Sectors written in part are read now: valid at the fill, readable.
+                if rway >= 0:
+                    S.l2_unread[base + rway] &= ~missing
+                elif way >= 0:
+                    S.l2_sec[base + way] &= ~(missing & S.l2_unread[base + way])
+                    S.l2_unread[base + way] &= ~missing
         if missing:
             # Sectors the entry is not fetching: read them too; the entry fills when both arrived.
             S.c[C_L2_SECTOR_MISSES] += data
@@ -881,14 +965,21 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if _respond(buf, q, h1, h2, h3, 1, b, req, np.int64(0)):
             _dram(K, S, t, part, line2, S.r[R_R_BYTES, r], True, np.int64(-1))
         else:
-            _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1), need)
+            b = _l2_install(buf, K, S, h1, h2, h3, t, part, b, np.int64(1), need)
+            if bmask:
+                # Sectors written in part are unreadable (GPGPU-Sim's wr_miss_wa_lazy_fetch_on_read).
+                S.l2_unread[base + b.way] = need & ~_l2_write_bytes(K, S, r, base + b.way)
         _free_request(S, r)
         return True
     if way >= 0:
-        # A sector miss: an MSHR reads the missing sectors; no hook (as at the L1).
+        # A sector miss: an MSHR reads the missing sectors; no hook (as at the L1). Sectors written
+        # in part are fetched too: until their fill they are not valid (GPGPU-Sim's allocate_sector).
         S.c[C_L2_SECTOR_MISSES] += data
         req = np.int64(0)
         fetch = need & ~valid
+        if bmask:
+            S.l2_sec[base + way] &= ~fetch
+            S.l2_unread[base + way] &= ~fetch
     else:
         req = _miss(buf, q, h1, h2, h3, 1, b, kind == RQ_READ)
         fetch = need
@@ -906,7 +997,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     S.f[F_F_READS, e] = 1
     S.r[R_R_NEXT, r] = -1
     if way < 0 and not K[K_L2_ON_FILL]:
-        wb = _reserve(buf, q, h1, h2, h3, 1, b, sid, base, S.l2_sec)
+        v, wb = _reserve(buf, q, h1, h2, h3, 1, b, sid, base, S.l2_sec)
+        _l2_new_line(K, S, base + v)
         if wb >= 0:
             _write_below_l2(buf, K, S, h1, h2, h3, t, part, wb, b)
     _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, fetch), b, req, e)
@@ -933,10 +1025,13 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
         if _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
             _clear_way(buf, q, base, way)
             S.l2_sec[base + way] = 0
+            _l2_new_line(K, S, base + way)
             way = np.int64(-1)
         else:
+            # Sectors written in part while it was on its way are valid but unreadable.
+            unread = S.l2_unread[base + way] if K[K_L2_BYTE_MASK] else np.int64(0)
             b = _fill_reserved(buf, q, h1, h2, h3, 1, at_level(b, np.int64(0), np.int64(LOAD), line2, s, way),
-                               sid, base, way, S.f[F_F_DIRTY, e], S.l2_sec, S.f[F_F_SEC, e])
+                               sid, base, way, S.f[F_F_DIRTY, e], S.l2_sec, S.f[F_F_SEC, e] | unread)
     elif way >= 0:
         b = at_level(b, np.int64(0), np.int64(LOAD), line2, s, way)
         S.l2_sec[base + way] |= S.f[F_F_SEC, e]
@@ -1407,7 +1502,7 @@ def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
             _enqueue(K, S, sm, r)
             return True
     if K[K_L1_LOOKUP] == 0:
-        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, _chunks(K, P, i))
+        return _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i)
     n = S.sm[M_LQ_N, sm]
     if n >= K[K_LQ_SIZE]:
         S.sm[M_LD_FAIL, sm] = 0
@@ -1442,7 +1537,7 @@ def _lookups(buf, K, S, h1, h2, h3, t, sm, P):
         row = S.lq[L_LQ_ROW, q]
         i = S.lq[L_LQ_REQ, q]
         if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, _l1_access(K, S, P, t, sm, slot, row, i),
-                          _chunks(K, P, i)):
+                          P, i):
             # The failure's kind belongs to the pipeline's head, not to the LD/ST unit.
             S.sm[M_LQ_FAIL, sm] = S.sm[M_LD_FAIL, sm]
             S.sm[M_LD_FAIL, sm] = unit_fail
@@ -1487,9 +1582,9 @@ def _hit_data(K, S, t, g, row):
         _event(S, t + d, EV_HIT, _hit_payload(K, g, row))
 
 
-def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, chunks):
-    """The L1 lookup of line request ``a0`` (of instruction ``row``) of warp slot ``slot``; False on a
-    reservation failure. ``chunks``: the 32-byte chunks a store writes (write_packet "segment")."""
+def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
+    """The L1 lookup of line request ``a0`` (request ``i`` of program ``P``, of instruction ``row``)
+    of warp slot ``slot``; False on a reservation failure."""
     p = _params(buf, 0)
     op = a0.op
     line = a0.line
@@ -1633,8 +1728,15 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, chunks):
                      slot, row, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
                      t + 1 + K[K_L1_MISS_LAT])
     # The data it carries: its sectors or line, or (write_packet "segment") GPGPU-Sim's segment.
-    S.r[R_R_BYTES, r] = _segment_bytes(chunks, K[K_LINE_BYTES]) if K[K_WRITE_SEGMENT] and op == STORE \
-        else _bytes_of(K, sec)
+    if K[K_WRITE_SEGMENT] and op == STORE:
+        S.r[R_R_BYTES, r] = _segment_bytes(_chunks(K, P, i), K[K_LINE_BYTES])
+    else:
+        S.r[R_R_BYTES, r] = _bytes_of(K, sec)
+    if K[K_L2_BYTE_MASK]:
+        # The bytes it writes, per 32-byte sector of its line (none for an atomic: read at the L2).
+        cpl = K[K_LINE_BYTES] // CHUNK_BYTES
+        for j in range(cpl):
+            S.r_wbytes[r * cpl + j] = P.req_wbytes[i, j] if op == STORE else 0
     _enqueue(K, S, sm, r)
     return True
 
@@ -2684,7 +2786,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
               _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
               _port_serve, _next_from_input, _below_l2,
-              _write_below_l2, _l2_install,
+              _write_below_l2, _l2_install, _l2_new_line, _store_sectors, _l2_write_bytes,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _pending, _restop, _log, _release, _fetch_next, _icache_set, _icache_mshr,
               _icache_requests,

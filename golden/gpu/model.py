@@ -198,7 +198,8 @@ class TimingModel:
         check_fits(self.gpu, kernel)
         l1 = self.hierarchy.gpu.l1
         return kernel_program(kernel, self.gpu.warp_size, l1.line_size, l1.sector_size,
-                              write_chunks=bool(self.k[_K["write_segment"]]))
+                              write_chunks=bool(self.k[_K["write_segment"]]),
+                              write_bytes=bool(self.k[_K["l2_byte_mask"]]))
 
     def run_kernel(self, kernel: KernelTrace, index: int,
                    on_progress: Callable[[int, int], None] | None = None) -> KernelTiming:
@@ -224,8 +225,9 @@ class TimingModel:
             require_registers(kernel)
         use = prog.use if registers else np.zeros(1, np.int64)
         chunks = prog.req_chunks if prog.req_chunks is not None else np.zeros(1, np.uint8)
+        wbytes = prog.req_wbytes if prog.req_wbytes is not None else np.zeros((1, 1), np.uint32)
         arrays = ProgramArrays(prog.op, prog.space, prog.pc, prog.gap, prog.req_ptr, prog.req_line,
-                               prog.req_sec, prog.warp_ptr, prog.tail, use, chunks)
+                               prog.req_sec, prog.warp_ptr, prog.tail, use, chunks, wbytes)
         state = self.state
         if registers:
             # Per row of this kernel: line requests outstanding, and the consumer's position.

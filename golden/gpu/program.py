@@ -31,7 +31,7 @@ from golden.trace.model import WARP_SIZE, KernelTrace, Op, Space
 __all__ = ["Program", "kernel_program", "keep_programs"]
 
 #: Kernels whose programs are kept (:func:`keep_programs`), each with its programs by
-#: ``(warp_size, line_size, sector_size)``; an entry goes with its kernel.
+#: ``(warp_size, line_size, sector_size, write_chunks, write_bytes)``; an entry goes with its kernel.
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: Bytes of the chunks a store's request is sized by (GPGPU-Sim's coalescer: 32-byte chunks).
 CHUNK_BYTES = 32
@@ -68,6 +68,11 @@ class Program:
         With ``write_chunks``: per request, the mask of the line's 32-byte chunks its threads
         write (``uint8``; 0 for a load's), from which a write's packet is sized as GPGPU-Sim's
         coalescer sizes it (``GPUConfig.write_packet``); None otherwise.
+    req_wbytes : numpy.ndarray or None
+        With ``write_bytes``: ``uint32[n_requests, line_size // 32]``, per request and 32-byte
+        chunk of its line the bytes its threads write (bit ``b``: byte ``b`` of the chunk; 0 for a
+        load's), which a lazily allocating L2 keeps to know a sector written in part
+        (``docs/timing.md``, "The L2's byte mask"); None otherwise.
     warp_ptr : numpy.ndarray
         ``int64[n_warps + 1]``: the rows of hardware warp ``g = cta * warps_per_cta + w``.
     tail : numpy.ndarray
@@ -95,6 +100,7 @@ class Program:
     regs_per_thread: int
     use: np.ndarray | None = None
     req_chunks: np.ndarray | None = None
+    req_wbytes: np.ndarray | None = None
 
     @property
     def n_warps(self) -> int:
@@ -124,32 +130,69 @@ def _requests(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple[np
     return ptr, line.view(np.int64), sec
 
 
-def _store_chunks(kernel: KernelTrace, line_size: int, ptr: np.ndarray) -> np.ndarray:
-    """Per request of :func:`_requests` (``ptr``), the 32-byte chunks of its line a global store
-    writes (0 for other requests): the stores coalesced again with 32-byte sectors, which gives
-    their requests' lines in the same order."""
+def _store_writes(kernel: KernelTrace, line_size: int, ptr: np.ndarray, line: np.ndarray,
+                  write_chunks: bool, write_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
+    """What each global store request of :func:`_requests` (``ptr``, ``line``) writes.
+
+    Returns ``(chunks, wbytes)``: per request the mask of its line's 32-byte chunks written
+    (``uint8[n_req]``; one entry unless ``write_chunks``) and each chunk's mask of bytes written
+    (``uint32[n_req, line_size // 32]``, bit ``b`` byte ``b`` of the chunk; one row unless
+    ``write_bytes``); 0 for loads and atomics. The stores are decoded again with 32-byte lines and
+    1-byte sectors, which gives each chunk's bytes, then placed on their requests.
+    """
+    n_req = int(ptr[-1])
+    cpl = max(1, line_size // CHUNK_BYTES)
+    chunks = np.zeros(n_req if write_chunks else 1, np.uint8)
+    wbytes = np.zeros((n_req if write_bytes else 1, cpl), np.uint32)
     it = kernel.insts
     stores = np.flatnonzero(kernel.memory_mask(Space.GLOBAL) & (it["op"] == Op.STORE)).astype(np.int64)
-    out = np.zeros(int(ptr[-1]), np.uint8)
-    if len(stores) == 0:
-        return out
-    chunks = _coalesced(kernel, line_size, CHUNK_BYTES, stores)[2]
-    starts = ptr[stores]
-    lens = ptr[stores + 1] - starts
-    # Each store row's requests sit at ptr[row] .. ptr[row + 1] - 1, in the order written above.
-    idx = np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()), dtype=np.int64)
-    out[idx] = chunks
-    return out
+    if len(stores) == 0 or not (write_chunks or write_bytes):
+        return chunks, wbytes
+    # The coalescer's decoding with 32-byte "lines" of 1-byte "sectors": a request per chunk touched,
+    # its sector mask the chunk's bytes (bit b: byte b).
+    core = (it["base"], it["sx"], it["sy"], it["dx"], it["lanes"], it["mask"], it["width"],
+            kernel.lane_addrs, CHUNK_BYTES.bit_length() - 1, 0)
+    n = _count(*core, stores)
+    crow = np.empty(n, np.int64)
+    cchunk = np.empty(n, np.uint64)
+    cmask = np.empty(n, np.uint32)
+    _write(*core, stores, crow, cchunk, cmask)
+    _place_writes(crow, cchunk.view(np.int64), cmask, ptr, line,
+                  line_size.bit_length() - CHUNK_BYTES.bit_length(), chunks, wbytes)
+    return chunks, wbytes
 
 
 @nb.njit(cache=True, nogil=True)
-def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, n_ctas, wpc32, wpc):
+def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes):
+    """Put each written chunk (row ``crow``, chunk number ``cchunk``, bytes ``cmask``) on its row's
+    request for the chunk's line (``2**cshift`` chunks a line): its bit in ``chunks``, its bytes in
+    ``wbytes`` (each only if it has an entry per request)."""
+    with_chunks = len(chunks) == len(line)
+    with_bytes = wbytes.shape[0] == len(line)
+    low = (np.int64(1) << cshift) - 1
+    for k in range(len(crow)):
+        r = crow[k]
+        ln = cchunk[k] >> cshift
+        j = cchunk[k] & low
+        for x in range(ptr[r], ptr[r + 1]):
+            if line[x] == ln:
+                if with_chunks:
+                    chunks[x] |= np.uint8(1 << j)
+                if with_bytes:
+                    wbytes[x, j] |= cmask[k]
+                break
+
+
+@nb.njit(cache=True, nogil=True)
+def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, n_ctas, wpc32, wpc):
     """Merge trace warps ``2j`` and ``2j + 1`` of every CTA into wavefronts (module docstring).
 
     A wavefront row's consumer distance is the nearer of its halves' (``use``); the halves'
-    chunk masks (``chunks``, one entry when there are none) are OR-ed as their sector masks.
+    chunk masks (``chunks``, one entry when there are none) and chunk byte masks (``wbytes``, one
+    row when there are none) are OR-ed as their sector masks.
     """
     with_chunks = len(chunks) == len(sec)
+    with_bytes = wbytes.shape[0] == len(sec)
     n_hw = n_ctas * wpc
     n_rows = 0
     n_req = 0
@@ -171,6 +214,7 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, n_ctas, w
     o_line = np.empty(n_req, np.int64)
     o_sec = np.empty(n_req, np.uint8)
     o_chunks = np.zeros(n_req if with_chunks else 1, np.uint8)
+    o_wbytes = np.zeros((n_req if with_bytes else 1, wbytes.shape[1]), np.uint32)
     o_wptr = np.empty(n_hw + 1, np.int64)
     o_tail = np.empty(n_hw, np.int64)
     r = 0
@@ -214,6 +258,9 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, n_ctas, w
                                 o_sec[y] |= sec[x]
                                 if with_chunks:
                                     o_chunks[y] |= chunks[x]
+                                if with_bytes:
+                                    for j in range(wbytes.shape[1]):
+                                        o_wbytes[y, j] |= wbytes[x, j]
                                 found = True
                                 break
                         if not found:
@@ -221,17 +268,20 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, n_ctas, w
                             o_sec[q] = sec[x]
                             if with_chunks:
                                 o_chunks[q] = chunks[x]
+                            if with_bytes:
+                                o_wbytes[q] = wbytes[x]
                             q += 1
                 r += 1
                 k += 1
     o_ptr[r] = q
     o_wptr[n_hw] = r
     return (o_op, o_space, o_pc, o_gap, o_use, o_ptr, o_line[:q], o_sec[:q],
-            o_chunks[:q] if with_chunks else o_chunks, o_wptr, o_tail)
+            o_chunks[:q] if with_chunks else o_chunks, o_wbytes[:q] if with_bytes else o_wbytes,
+            o_wptr, o_tail)
 
 
 def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
-                   write_chunks: bool = False) -> Program:
+                   write_chunks: bool = False, write_bytes: bool = False) -> Program:
     """The timing model's form of ``kernel`` on a GPU with ``warp_size``-thread warps.
 
     Parameters
@@ -244,27 +294,33 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
         L1 line and sector size in bytes (sector size 0: no sectors).
     write_chunks : bool
         Also note each store request's 32-byte chunks (``Program.req_chunks``).
+    write_bytes : bool
+        Also note the bytes each store request writes (``Program.req_wbytes``); ``line_size``
+        must then be a multiple of 32.
 
     Returns
     -------
     Program
     """
     kept = _KEPT.get(kernel)
-    key = (warp_size, line_size, sector_size, write_chunks)
+    key = (warp_size, line_size, sector_size, write_chunks, write_bytes)
     if kept is not None and key in kept:
         return kept[key]
-    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks)
+    if write_bytes and line_size % CHUNK_BYTES:
+        raise ValueError(f"write_bytes: needs lines of whole {CHUNK_BYTES}-byte chunks, "
+                         f"not {line_size} bytes")
+    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks, write_bytes)
     if kept is not None:
         kept[key] = prog
     return prog
 
 
 def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
-           write_chunks: bool) -> Program:
+           write_chunks: bool, write_bytes: bool) -> Program:
     """:func:`kernel_program` without the kept programs."""
     it = kernel.insts
     ptr, line, sec = _requests(kernel, line_size, sector_size)
-    chunks = _store_chunks(kernel, line_size, ptr) if write_chunks else np.zeros(1, np.uint8)
+    chunks, wbytes = _store_writes(kernel, line_size, ptr, line, write_chunks, write_bytes)
     # The trace's own widths, contiguous: a PVC-sized program is some 30 M rows and 250 M requests,
     # and int64 copies of these columns and of the sector masks cost a worker 2.3 GiB more.
     op = np.ascontiguousarray(it["op"], np.uint8)
@@ -279,8 +335,8 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
     group = warp_size // WARP_SIZE
     if group == 2:
         wpc = -(-tpc // warp_size)
-        op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail = _pair(
-            op, space, pc, gap, use, ptr, line, sec, chunks, wptr, tail, kernel.n_ctas, wpc32, wpc)
+        op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail = _pair(
+            op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, kernel.n_ctas, wpc32, wpc)
     else:
         wpc = wpc32
     return Program(op=op, space=space, pc=pc, gap=gap, req_ptr=ptr, req_line=line, req_sec=sec,
@@ -288,4 +344,5 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
                    threads_per_cta=tpc, shared_bytes=int(kernel.shared_bytes),
                    regs_per_thread=int(kernel.regs_per_thread),
                    use=use if kernel.consumers is not None else None,
-                   req_chunks=chunks if write_chunks else None)
+                   req_chunks=chunks if write_chunks else None,
+                   req_wbytes=wbytes if write_bytes else None)

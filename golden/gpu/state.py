@@ -19,11 +19,12 @@ from golden.configs.dram_address import parse_dram_address_map
 from golden.configs.schema import STALLED_RELEASES, GPUConfig
 from golden.errors import InputError
 from golden.gpu import layout
-from golden.gpu.program import Program
+from golden.gpu.program import CHUNK_BYTES, Program
 from golden.gpu.queues import map_size, new_events
 from golden.units.ciao_smem import cache_rows
 
-__all__ = ["TimingState", "ProgramArrays", "check_timing_config", "config_vector", "new_state",
+__all__ = ["TimingState", "ProgramArrays", "check_timing_config", "config_vector", "l2_byte_mask",
+           "new_state",
            "start_kernel", "series_columns", "N_SERIES", "row", "resident_ctas", "smem_cache_blocks"]
 
 _K = layout.index(layout.CONFIG)
@@ -31,7 +32,7 @@ _S = layout.index(layout.SCALARS)
 
 #: The kernel's arrays as the compiled loop reads them.
 ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec",
-                                             "warp_ptr", "tail", "use", "req_chunks"))
+                                             "warp_ptr", "tail", "use", "req_chunks", "req_wbytes"))
 
 #: All arrays and sizes of the model's state: the tables of :data:`golden.gpu.layout.TABLES`
 #: (``int64[fields, entries]``), then the queues, maps, counters and outputs. ``rpend`` and
@@ -41,7 +42,7 @@ ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_pt
 #: ``i`` for slot ``scheduler + i * schedulers_per_sm`` (used when a scheduler has at most 62 slots).
 TimingState = namedtuple("TimingState", tuple(layout.TABLES) + (
     "sched_last", "sched_sleep", "sched_active", "mq", "l1_keys", "l1_vals", "l1_map_size", "l2_keys",
-    "l2_vals", "l2_map_size", "l1_sec", "l2_sec",
+    "l2_vals", "l2_map_size", "l1_sec", "l2_sec", "l2_unread", "l2_wbytes", "r_wbytes",
     "rq_meta", "wt_meta", "ev_node", "ev_bucket", "ev_ovf", "ev_meta", "c", "sc", "series", "log", "rpend",
     "rstop"))
 
@@ -73,6 +74,15 @@ def _cycles(value: int, gpu: GPUConfig) -> int:
     if gpu.core_clock_mhz and gpu.dram_clock_mhz:
         return math.ceil(value * gpu.core_clock_mhz / gpu.dram_clock_mhz)
     return value
+
+
+def l2_byte_mask(gpu: GPUConfig) -> bool:
+    """Whether the L2 keeps GPGPU-Sim's byte mask of written bytes (``docs/timing.md``, "The L2's
+    byte mask"): a write-back L2 that allocates store misses lazily (``write_allocate`` "lazy")
+    with 32-byte sectors, under L1 lines of whole 32-byte sectors."""
+    l1, l2 = gpu.l1, gpu.l2
+    return (l2.write == "write-back" and l2.write_allocate == "lazy" and l2.sector_size == CHUNK_BYTES
+            and l1.line_size % CHUNK_BYTES == 0)
 
 
 def check_timing_config(gpu: GPUConfig) -> None:
@@ -200,6 +210,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "self_check": int(self_check),
         "stalled_release": STALLED_RELEASES.index(gpu.stalled_release), "ldst_queue": gpu.ldst_queue,
         "issue_rotating": gpu.issue_order == "rotating", "l2_write_fetch": l2.write_allocate == "fetch",
+        "l2_byte_mask": l2_byte_mask(gpu),
         "log_capacity": log_capacity, "log_ldst": int(log_ldst),
         "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
     }
@@ -235,6 +246,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     merges = k[_K["l1_merges"]] or 32
     ic_sets, ic_ways, ic_mshrs = k[_K["icache_sets"]], k[_K["icache_ways"]], k[_K["icache_mshrs"]]
     n_req = int(n_sm * (m1 + mq + ic_mshrs) * 2 + 4096)
+    byte_mask = bool(k[_K["l2_byte_mask"]])
     n_wait = int(n_sm * (m1 * merges + slots * 32))
     sizes = {"w": n_sm * slots, "cta": n_sm * ctas, "sm": n_sm, "e": n_sm * m1, "r": n_req, "wt": n_wait,
              "part": n_part, "f": n_part * m2, "bank": k[_K["n_channels"]] * k[_K["dram_banks"]],
@@ -258,6 +270,12 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
         l2_keys=np.full(int(n_part * l2_map), -1, np.int64), l2_vals=np.zeros(int(n_part * l2_map), np.int64),
         l2_map_size=np.int64(l2_map), l1_sec=np.zeros(int(l1_lines), np.int64),
         l2_sec=np.zeros(int(l2_lines), np.int64),
+        # The L2's byte mask (core._l2_write): per line its sectors written in part and unreadable,
+        # per line and 32-byte sector the bytes written; per request the bytes a store writes.
+        l2_unread=np.zeros(int(l2_lines) if byte_mask else 1, np.int64),
+        l2_wbytes=np.zeros(int(l2_lines * k[_K["l2_line_bytes"]] // CHUNK_BYTES) if byte_mask else 1,
+                           np.int64),
+        r_wbytes=np.zeros(int(n_req * k[_K["line_bytes"]] // CHUNK_BYTES) if byte_mask else 1, np.int64),
         # Each pool's free stack: its size, and the position below which it still holds 0, 1, ... unwritten
         # (core._pool_take).
         rq_meta=np.array([n_req, n_req], np.int64),
