@@ -261,6 +261,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         # memory_coalescing_arch_reduce_and_send sizes every write so.
         "write_packet": "segment",
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
+        # The shared-memory pipeline's stages (HEAD's default 3, 3.2.2's fixed pipeline).
+        "smem_latency": int(_option(text, "gpgpu_smem_latency") or 3),
         "l2_partitions": subs,
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],

@@ -21,6 +21,7 @@ KIM20_TEXT = """\
 -gpgpu_cache:dl1  S:4:128:48,L:L:s:N:L,A:256:8,16:0,32
 -gpgpu_shmem_size 49152
 -gpgpu_l1_latency 82
+-gpgpu_smem_latency 24
 -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:L,A:256:64,16:0,32
 -gpgpu_l2_rop_latency 120
 -gpgpu_num_sched_per_core 2

@@ -20,24 +20,28 @@ import golden.gpu.model as model_module
 from golden.cache.hierarchy import Hierarchy
 from golden.gpu.model import TimingModel
 from golden.trace.builder import KernelBuilder
+from golden.trace.model import Space
 from tests.test_timing import LINE, gpu
 
 
 def mixed_kernel(seed: int) -> KernelBuilder:
-    """Random CTAs of 4 warps: coalesced and scattered loads, stores, compute and barriers."""
+    """Random CTAs of 4 warps: coalesced and scattered loads, stores, shared loads, compute and
+    barriers."""
     rng = np.random.default_rng(seed)
     kb = KernelBuilder(f"mixed{seed}", (12,), (128,))
     tid = kb.gtid
     for step in range(10):
-        kind = rng.integers(4)
+        kind = rng.integers(5)
         if kind == 0:
             kb.load(0x100 + step, (tid * 4 + int(rng.integers(64)) * LINE) % (1 << 20))
         elif kind == 1:
             kb.load(0x200 + step, rng.integers(0, 96, tid.size) * LINE)
         elif kind == 2:
             kb.store(0x300 + step, tid * 4 + (1 << 21))
-        else:
+        elif kind == 3:
             kb.barrier()
+        else:
+            kb.load(0x400 + step, (tid % 128) * 4, space=Space.SHARED)
         kb.compute(int(rng.integers(0, 4)))
     return kb
 
@@ -116,6 +120,8 @@ MACHINES = {
     # An instruction cache of two lines and one MSHR: warps stall on fetches, wait for a free MSHR,
     # and SMs go quiet while their reads are out.
     "icache": dict(icache_bytes=2 * LINE, icache_assoc=1, icache_mshrs=1),
+    # Shared loads whose results come 7 cycles on: warps wait for them with no memory in flight.
+    "smem-latency": dict(smem_latency=7),
 }
 
 
@@ -142,6 +148,8 @@ def test_shortcuts_change_nothing(name):
     if name == "icache":
         assert sum(k.counters["l2_inst_accesses"] for k in plain) > 0
         assert sum(k.counters["stall_fetch"] for k in plain) > 0
+    if name == "smem-latency":
+        assert sum(k.counters["events_smem"] for k in plain) > 0
 
 
 def test_a_wrong_sleeping_scheduler_is_caught(monkeypatch):

@@ -90,7 +90,7 @@ _TIAN15 = GPUConfig(
 #   -gpgpu_cache:dl1 S:4:128:48,L:L:s:N:L,A:256:8,16:0,32       sectored 4 sets x 48 ways x 128 B;
 #       LRU, local write-back/global write-through, streaming allocate-on-fill, no write-allocate,
 #       linear index; MSHR table of 256 entries x 8 merges; miss queue 16
-#   -l1_latency 82
+#   -l1_latency 82 -smem_latency 24                          L1D hit; shared-memory pipeline stages
 #   -gpgpu_n_mem 12 -gpgpu_n_sub_partition_per_mchannel 2      24 L2 sub-partitions
 #   -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:L,A:256:64,16:0,32     64 sets x 16 ways x 128 B per
 #       sub-partition (3 MB), LRU, write-back, allocate on miss, lazy fetch-on-read, linear
@@ -155,6 +155,8 @@ _KIM20 = GPUConfig(
     ldst_queue=10,
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
+    # "-smem_latency 24": a shared load's result 24 cycles after its issue.
+    smem_latency=24,
     icnt_flit_bytes=40,
     # GPGPU-Sim's L1D hands one request a cycle to the writeback (as the ciao18 preset).
     l1_response_rate=1,
@@ -201,6 +203,9 @@ _CIAO18 = GPUConfig(
     ),
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
+    # GPGPU-Sim 3.2.2's LD/ST unit moves a shared load into the third of its fixed 3 pipeline
+    # stages (ldst_unit::cycle, m_pipeline_reg[2]): its result 3 cycles on.
+    smem_latency=3,
     l2=CacheConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",

@@ -108,6 +108,7 @@ GPU_LIMITS = {
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
     "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16), "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
+    "smem_latency": (0, 1 << 12),
     "icache_mshrs": (1, 64),
 }
 #: Highest clock frequency a config may give, in MHz.
@@ -382,6 +383,12 @@ class GPUConfig:
         ``t + 1 + mem_latency``.
     shared_mem_bytes, shared_mem_banks : int
         Scratchpad per SM and its banks.
+    smem_latency : int
+        Timing model: cycles from a shared-memory load's issue to its result, which the warp's
+        dependences wait for as they wait for a global load's (GPGPU-Sim's
+        ``gpgpu_smem_latency``, the stages of the LD/ST unit's shared-memory pipeline: 3 in
+        3.2.2, whose pipeline is fixed, and by default in 4.x; 24 in the TITAN X Pascal
+        config). 0: a shared load's result is there at once.
     l2_partitions : int
         Memory partitions the L2 is split into (the timing model's L2 sub-partitions,
         each with its own request queue, MSHRs and port).
@@ -520,6 +527,7 @@ class GPUConfig:
     mem_latency: int = 100
     shared_mem_bytes: int = 49152
     shared_mem_banks: int = 32
+    smem_latency: int = 0
     l2_partitions: int = 1
     max_regs_per_sm: int = 65536
     warp_limit: int = 0

@@ -115,7 +115,7 @@ __all__ = ["step_function", "shared_functions"]
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
- K_L2_BYTE_MASK) = range(len(layout.CONFIG))
+ K_L2_BYTE_MASK, K_SMEM_LAT) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -131,7 +131,8 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_QUIET_HELD_CYCLES, C_POLICY_RELEASES_SM, C_POLICY_RELEASES_GPU,
  C_L1_FAIL_LINE, C_L2_FAIL_DRAM, C_DRAM_REORDERED, C_LOOP_CYCLES, C_LOOP_SM_CYCLES, C_LOOP_SM_IDLE,
  C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
- C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES, C_L2_INST_ACC,
+ C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_EV_SMEM, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES,
+ C_L2_INST_ACC,
  C_L2_INST_HITS) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
@@ -185,11 +186,13 @@ PROGRAM_BASE = 0xF0000000
 EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE = 1, 2, 3, 4, 5, 6
 # icnt_response_order "round-robin": a response reaches its SM's crossbar output; the output is free again.
 EV_PORT_ARRIVE, EV_PORT_FREE = 7, 8
+# A shared-memory load's result (smem_latency).
+EV_SMEM = 9
 _EV_SHIFT = 48
 _EV_MASK = (1 << _EV_SHIFT) - 1
 # _handle counts an event of kind k in C_EV_HIT - EV_HIT + k: the codes run in the counters' order.
 assert (EV_HIT, EV_L2_ARRIVE, EV_L2_FILL, EV_L1_FILL, EV_DRAM_ARRIVE, EV_DRAM_WAKE, EV_PORT_ARRIVE,
-        EV_PORT_FREE) == tuple(range(EV_HIT, EV_HIT + C_EV_PORT_FREE - C_EV_HIT + 1))
+        EV_PORT_FREE, EV_SMEM) == tuple(range(EV_HIT, EV_HIT + C_EV_SMEM - C_EV_HIT + 1))
 # The ``registers`` dependence rule (layout.DEPENDENCES), and a warp's stop when nothing it will
 # issue waits for a load.
 DEP_REGISTERS = 3
@@ -1070,7 +1073,18 @@ def _waiter(S, slot, row, nxt):
 
 
 def _load_done(K, S, gslot, row, t):
-    """One line of instruction ``row``, one of a warp's outstanding loads, has arrived."""
+    """One line of instruction ``row``, one of a warp's outstanding global loads, has arrived."""
+    last = _result_back(K, S, gslot, row)
+    if last and K[K_LOG_LDST]:
+        _log(K, S, gslot // K[K_SLOTS], gslot, row, np.int64(LOG_LOAD_DONE))
+    S.c[C_LOADS_DONE] += 1
+    S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
+    _retire_if_done(K, S, gslot)
+
+
+def _result_back(K, S, gslot, row):
+    """One of the results warp slot ``gslot`` waits for (a line of load ``row``, or a shared load's
+    result) is back: the warp's dependences let go of it; True if it was the warp's last."""
     _rouse(K, S, gslot // K[K_SLOTS])
     S.w[W_W_PEND, gslot] -= 1
     if K[K_DEP] == DEP_REGISTERS:
@@ -1078,14 +1092,11 @@ def _load_done(K, S, gslot, row, t):
         if S.rpend[row] == 0 and S.rstop[row] == S.w[W_W_STOP, gslot]:
             _restop(S, gslot)
             S.sm[M_WAKE, gslot // K[K_SLOTS]] |= np.int64(1) << (gslot % K[K_SLOTS] % K[K_N_SCHED])
-    if S.w[W_W_PEND, gslot] == 0:
+    last = S.w[W_W_PEND, gslot] == 0
+    if last:
         # Only the last line can make the warp ready (``_why``): its scheduler alone wakes.
         S.sm[M_WAKE, gslot // K[K_SLOTS]] |= np.int64(1) << (gslot % K[K_SLOTS] % K[K_N_SCHED])
-        if K[K_LOG_LDST]:
-            _log(K, S, gslot // K[K_SLOTS], gslot, row, np.int64(LOG_LOAD_DONE))
-    S.c[C_LOADS_DONE] += 1
-    S.c[C_LOAD_LAT] += t - S.w[W_W_LOAD_T, gslot]
-    _retire_if_done(K, S, gslot)
+    return last
 
 
 def _pending(S, P, g, r, n):
@@ -2385,6 +2396,13 @@ def _issue(K, S, P, sm, w, t):
                         _pending(S, P, g, r, n)
         elif P.space[r] == 2:
             S.c[C_SHARED] += 1
+            if o == LOAD and K[K_SMEM_LAT] > 0:
+                # Its result comes smem_latency cycles on; the warp's dependences wait for it as
+                # for a global load's (GPGPU-Sim's shared-memory pipeline, gpgpu_smem_latency).
+                S.w[W_W_PEND, g] += 1
+                if K[K_DEP] == DEP_REGISTERS:
+                    _pending(S, P, g, r, 1)
+                _event(S, t + K[K_SMEM_LAT], EV_SMEM, _hit_payload(K, g, r))
         else:
             S.c[C_OTHER] += 1
         r += 1
@@ -2425,6 +2443,10 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
         _port_arrive(K, S, t, x)
     elif kind == EV_PORT_FREE:
         _port_serve(K, S, t, x)
+    elif kind == EV_SMEM:
+        n_slots = K[K_N_SM] * K[K_SLOTS]
+        _result_back(K, S, x % n_slots, x // n_slots)
+        _retire_if_done(K, S, x % n_slots)
     else:
         _l1_fill(buf, K, S, h1, h2, h3, t, x)
 
@@ -2788,7 +2810,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _store_sectors, _l2_write_bytes,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
-              _load_done, _pending, _restop, _log, _release, _fetch_next, _icache_set, _icache_mshr,
+              _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
+              _icache_mshr,
               _icache_requests,
               _icache_fill,
               _l1_fill, _l1_access, _l1_send, _lookups,

@@ -125,7 +125,7 @@ CONFIG = (
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
-    "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask",
+    "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -156,7 +156,7 @@ COUNTERS = (
     # sent an access nor issued, and the events it handled by kind (the order of core.EV_*).
     "loop_gpu_cycles", "loop_sm_cycles", "loop_sm_cycles_idle",
     "events_hit", "events_l2_arrive", "events_l2_fill", "events_l1_fill", "events_dram_arrive",
-    "events_dram_wake", "events_port_arrive", "events_port_free",
+    "events_dram_wake", "events_port_arrive", "events_port_free", "events_smem",
     # SM-cycles of SMs without warps or work the loop skipped and settled later (core._settle).
     "idle_sm_cycles",
     # The instruction cache (icache_bytes): warps' lookups of a new line, those that missed, those

@@ -210,7 +210,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "self_check": int(self_check),
         "stalled_release": STALLED_RELEASES.index(gpu.stalled_release), "ldst_queue": gpu.ldst_queue,
         "issue_rotating": gpu.issue_order == "rotating", "l2_write_fetch": l2.write_allocate == "fetch",
-        "l2_byte_mask": l2_byte_mask(gpu),
+        "l2_byte_mask": l2_byte_mask(gpu), "smem_latency": gpu.smem_latency,
         "log_capacity": log_capacity, "log_ldst": int(log_ldst),
         "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
     }
