@@ -729,10 +729,16 @@ def _l2_new_line(K, S, slot):
             S.l2_wbytes[slot * spl + j] = 0
 
 
+def _chunk_offset(K, line):
+    """The first 32-byte sector of L1 line ``line`` in its L2 line (the L1 line is part
+    ``line mod 2^l2_shift`` of it)."""
+    return (line & ((np.int64(1) << K[K_L2_SHIFT]) - 1)) * (K[K_LINE_BYTES] // CHUNK_BYTES)
+
+
 def _store_sectors(K, S, r):
     """L2 sectors store ``r`` writes a byte of (under the L2's byte mask)."""
     cpl = K[K_LINE_BYTES] // CHUNK_BYTES
-    off = (S.r[R_R_LINE, r] & ((np.int64(1) << K[K_L2_SHIFT]) - 1)) * cpl
+    off = _chunk_offset(K, S.r[R_R_LINE, r])
     m = np.int64(0)
     for j in range(cpl):
         if S.r_wbytes[r * cpl + j]:
@@ -745,7 +751,7 @@ def _l2_write_bytes(K, S, r, slot):
     whose every byte is now written (GPGPU-Sim's ``update_m_readable``: such a sector is readable)."""
     cpl = K[K_LINE_BYTES] // CHUNK_BYTES
     spl = K[K_L2_LINE_BYTES] // CHUNK_BYTES
-    off = (S.r[R_R_LINE, r] & ((np.int64(1) << K[K_L2_SHIFT]) - 1)) * cpl
+    off = _chunk_offset(K, S.r[R_R_LINE, r])
     full = np.int64(0)
     for j in range(cpl):
         b = S.r_wbytes[r * cpl + j]
@@ -2808,7 +2814,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
               _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
               _port_serve, _next_from_input, _below_l2,
-              _write_below_l2, _l2_install, _l2_new_line, _store_sectors, _l2_write_bytes,
+              _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
+              _l2_write_bytes,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,
