@@ -763,6 +763,14 @@ def _l2_write_bytes(K, S, r, slot):
     return full
 
 
+def _read_unreadable(S, slot, sectors):
+    """A read fetches ``sectors`` of L2 way ``slot``: those written in part are not valid until the
+    fill (GPGPU-Sim's ``allocate_sector``: later requests merge with the read), readable after it.
+    (A reserved way's mask holds no sector bits: only the unreadable ones change.)"""
+    S.l2_sec[slot] &= ~(sectors & S.l2_unread[slot])
+    S.l2_unread[slot] &= ~sectors
+
+
 def _all_reserved(p, sec, base):
     """Every way of the set at ``base`` waits for a fill (``sec``: the level's sector masks)."""
     for w in range(p[P_WAYS]):
@@ -901,12 +909,12 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if hit:
             S.c[C_L2_HITS] += data
             _hit(buf, q, h1, h2, h3, 1, b, sid, base, kind == RQ_READ)
-        elif not bmask:
-            # A store to sectors the line lacks: they become valid (written), no fetch, no hook.
-            S.c[C_L2_SECTOR_MISSES] += 1
-            S.l2_sec[base + way] |= need
         else:
+            # A store to sectors the line lacks: they become valid (written), no fetch, no hook
+            # (under the byte mask, below).
             S.c[C_L2_SECTOR_MISSES] += 1
+            if not bmask:
+                S.l2_sec[base + way] |= need
         if bmask and kind == RQ_WRITE:
             # GPGPU-Sim's write hit (update_m_readable) and lazy write miss of a sector: a sector
             # absent becomes valid, readable if its bytes are all written; one being fetched stays
@@ -942,13 +950,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
                 S.f[F_F_SEC, e] |= need  # written: valid at the fill without being read
         else:
             missing = need & ~S.f[F_F_SEC, e] & ~valid
-            if bmask:
-                # Sectors written in part are read now: valid at the fill, readable.
-                if rway >= 0:
-                    S.l2_unread[base + rway] &= ~missing
-                elif way >= 0:
-                    S.l2_sec[base + way] &= ~(missing & S.l2_unread[base + way])
-                    S.l2_unread[base + way] &= ~missing
+            if bmask and (way >= 0 or rway >= 0):
+                _read_unreadable(S, base + (way if way >= 0 else rway), missing)
         if missing:
             # Sectors the entry is not fetching: read them too; the entry fills when both arrived.
             S.c[C_L2_SECTOR_MISSES] += data
@@ -987,8 +990,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         req = np.int64(0)
         fetch = need & ~valid
         if bmask:
-            S.l2_sec[base + way] &= ~fetch
-            S.l2_unread[base + way] &= ~fetch
+            _read_unreadable(S, base + way, fetch)
     else:
         req = _miss(buf, q, h1, h2, h3, 1, b, kind == RQ_READ)
         fetch = need
@@ -2815,7 +2817,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
               _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
-              _l2_write_bytes,
+              _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,
