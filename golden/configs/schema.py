@@ -199,7 +199,12 @@ class CacheConfig:
         for the next level after it). GPGPU-Sim 4.0 passes every L1D access through an
         ``l1_latency``-stage queue in front of the lookup (kim20's preset: 82); a load a
         policy sends past the L1 before the lookup (``on_lookup``) skips it. 0 (default):
-        the lookup is at once.
+        the lookup is at once. At the L2 (timing model): cycles from a request's arrival at
+        its sub-partition to its lookup, also part of the hit latency; a hit answers and a
+        miss goes below ``hit_latency - lookup_latency`` cycles after the lookup, so the
+        latencies stay those of ``hit_latency`` and only the moment the line is looked up
+        (hit, merge or miss, an MSHR taken) moves. GPGPU-Sim's ROP delay queue
+        (``rop_latency``) is such a pipeline (every preset has 0: ``docs/timing.md``).
     miss_latency : int
         Timing model, first level: cycles from a request's lookup to its leaving for the next
         level (a miss, a store, an atomic); a load a policy sends past the L1 (``on_lookup``)

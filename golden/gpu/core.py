@@ -115,7 +115,7 @@ __all__ = ["step_function", "shared_functions"]
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
- K_L2_BYTE_MASK, K_SMEM_LAT) = range(len(layout.CONFIG))
+ K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -1886,7 +1886,8 @@ def _inject(K, S, t, sm):
     part = S.r[R_R_PART, r]
     arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
     S.part[P_P_IN_FREE, part] = arrive + flits + K[K_ICNT_GAP]  # the output towards the sub-partition
-    _event(S, arrive + flits, EV_L2_ARRIVE, r)
+    # The L2's lookup pipeline (GPGPU-Sim's ROP delay queue) lies between arrival and the queue.
+    _event(S, arrive + flits + K[K_L2_LOOKUP], EV_L2_ARRIVE, r)
     return True
 
 

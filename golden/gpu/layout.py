@@ -125,7 +125,7 @@ CONFIG = (
     "dram_frfcfs", "dram_queue", "dram_chip_bit", "dram_bank_mask", "dram_row_mask", "dq_per_channel",
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
-    "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency",
+    "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

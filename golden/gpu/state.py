@@ -108,10 +108,12 @@ def check_timing_config(gpu: GPUConfig) -> None:
     if l1.lookup_latency > l1.latency:
         raise InputError(f"l1.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
                          f"at most l1's hit latency ({l1.latency}), not {l1.lookup_latency}")
-    if l2.lookup_latency or l2.miss_latency:
-        field = "lookup_latency" if l2.lookup_latency else "miss_latency"
-        raise InputError(f"l2.{field}: the timing model has it at the L1 only; give the L2's in "
-                         "l2.hit_latency")
+    if l2.lookup_latency > l2.latency:
+        raise InputError(f"l2.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
+                         f"at most l2's hit latency ({l2.latency}), not {l2.lookup_latency}")
+    if l2.miss_latency:
+        raise InputError("l2.miss_latency: the timing model has it at the L1 only; a miss leaves the L2 "
+                         "l2.hit_latency - l2.lookup_latency cycles after its lookup")
     if gpu.l2_partitions > l2.sets:
         raise InputError(f"l2_partitions: {gpu.l2_partitions} sub-partitions need at least as many L2 sets, "
                          f"not {l2.sets}")
@@ -185,7 +187,9 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l1_mshrs": l1_mshrs, "l1_merges": l1.mshr_merges,
         "l1_miss_queue": l1.miss_queue or l1_mshrs + slots * 32, "l1_alloc_on_fill": l1.allocate == "on-fill",
         "l1_write": ("write-through", "write-evict", "write-back").index(l1.write),
-        "l2_latency": l2.latency, "l2_mshrs": l2.mshrs or 1024, "l2_merges": l2.mshr_merges,
+        # The L2's latency after its lookup; its lookup pipeline delays arrivals (core._inject).
+        "l2_latency": l2.latency - l2.lookup_latency, "l2_lookup_latency": l2.lookup_latency,
+        "l2_mshrs": l2.mshrs or 1024, "l2_merges": l2.mshr_merges,
         "l2_alloc_on_fill": l2.allocate == "on-fill",
         "l2_shift": l2.line_size.bit_length() - l1.line_size.bit_length(),
         "n_part": gpu.l2_partitions, "l2_sets": l2.sets, "icnt_latency": gpu.icnt_latency,
