@@ -6,7 +6,8 @@ miss to DRAM at once. gpucache's L2 looks a request up on arrival and answers (o
 below) ``hit_latency`` later. The latencies are the same; what moves is the lookup: the window in
 which a second request for a line on its way merges instead of hitting, and the time a miss holds
 an L2 MSHR, are ``lookup_latency`` shorter. Closed-form figures on ``tests/test_timing.py``'s test
-GPU with two SMs, one warp each.
+GPU with two SMs, one warp each. (A pipeline longer than the hit latency is refused:
+``tests/test_timing_lookup.py``.)
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import numpy as np
 import pytest
 
 from golden.gpu.core import LOG_LOAD_DONE
-from golden.gpu.state import config_vector
 from golden.trace.builder import KernelBuilder
 from tests.test_timing import DRAM, DRAM_LATENCY, L2_HIT_LATENCY, L2_LAT, LINE, chase, gpu, run
 
@@ -63,8 +63,9 @@ def test_the_merge_window_opens_at_the_lookup():
     assert done0 == [DRAM_LATENCY, DRAM_LATENCY + 2]
     assert done1 == [DRAM_LATENCY, 60 + L2_HIT_LATENCY]
     # 40 cycles apart, the second request is inside the window either way.
-    assert _done(gpu(n_sm=2), 40) == _done(gpu(n_sm=2, l2={"lookup_latency": L2_LAT}), 40)
-    assert _done(gpu(n_sm=2), 40)[1]["l2_mshr_merges"] == 1
+    at_arrival = _done(gpu(n_sm=2), 40)
+    assert at_arrival == _done(gpu(n_sm=2, l2={"lookup_latency": L2_LAT}), 40)
+    assert at_arrival[1]["l2_mshr_merges"] == 1
 
 
 def test_a_miss_holds_its_mshr_from_the_lookup():
@@ -79,12 +80,3 @@ def test_a_miss_holds_its_mshr_from_the_lookup():
     # The line is back DRAM cycles after it was sent, at its SM 6 cycles on (latency, 2 flits).
     assert done0 == [DRAM_LATENCY, 97 + DRAM + 6]
     assert done1 == [DRAM_LATENCY, 77 + DRAM + 6]
-
-
-@pytest.mark.parametrize(("l2", "field"), [
-    ({"hit_latency": 10, "lookup_latency": 11}, "l2.lookup_latency"),
-    ({"miss_latency": 5}, "l2.miss_latency"),
-])
-def test_a_pipeline_longer_than_the_hit_latency_is_refused(l2, field):
-    with pytest.raises(ValueError, match=f"^{field}: "):
-        config_vector(gpu(l2=l2))

@@ -160,6 +160,7 @@ def test_a_kernel_ending_with_stores_in_the_pipeline_drains_it():
 
 @pytest.mark.parametrize(("l1", "l2", "field"), [
     ({"hit_latency": 10, "lookup_latency": 11}, {}, "l1.lookup_latency"),
+    ({}, {"hit_latency": 10, "lookup_latency": 11}, "l2.lookup_latency"),
     ({}, {"miss_latency": 5}, "l2.miss_latency"),
 ])
 def test_a_lookup_pipeline_it_cannot_model_is_refused(l1, l2, field):

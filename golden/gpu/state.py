@@ -105,12 +105,11 @@ def check_timing_config(gpu: GPUConfig) -> None:
     if gpu.warp_limit > gpu.max_warps_per_sm:
         raise InputError(f"warp_limit: must be at most max_warps_per_sm ({gpu.max_warps_per_sm}), "
                          f"not {gpu.warp_limit}")
-    if l1.lookup_latency > l1.latency:
-        raise InputError(f"l1.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
-                         f"at most l1's hit latency ({l1.latency}), not {l1.lookup_latency}")
-    if l2.lookup_latency > l2.latency:
-        raise InputError(f"l2.lookup_latency: the lookup pipeline is part of the hit latency, so it must be "
-                         f"at most l2's hit latency ({l2.latency}), not {l2.lookup_latency}")
+    for name, level in (("l1", l1), ("l2", l2)):
+        if level.lookup_latency > level.latency:
+            raise InputError(f"{name}.lookup_latency: the lookup pipeline is part of the hit latency, so it "
+                             f"must be at most {name}'s hit latency ({level.latency}), "
+                             f"not {level.lookup_latency}")
     if l2.miss_latency:
         raise InputError("l2.miss_latency: the timing model has it at the L1 only; a miss leaves the L2 "
                          "l2.hit_latency - l2.lookup_latency cycles after its lookup")
