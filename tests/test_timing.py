@@ -144,6 +144,28 @@ def test_crossbar_outputs_idle_between_packets():
     assert np.diff(tm.access_log()[:, 0]).tolist() == [DRAM_LATENCY] * 3
 
 
+def test_crossbar_inputs_idle_between_packets():
+    # The crossbar's inputs idle icnt_packet_gap cycles after each packet too (measured on
+    # Accel-Sim: docs/validation.md, "The crossbar's inputs idle too"). Packets that leave one input
+    # for different outputs show it, since no output is then busy. With 4 sub-partitions of 64
+    # sets, lines 0, 64, 128 and 192 lie in different ones.
+    # The SM's input: one store of 4 lines, 4 two-flit writes leaving one every 2 + g cycles, each
+    # to its own sub-partition: the last is written 3g cycles later than without the gap.
+    kb = KernelBuilder("stores", (1,), (32,))
+    kb.store(0x10, (np.arange(32) // 8) * LINE * 64)
+    cycles = [run([kb], gpu(l2_partitions=4, icnt_packet_gap=g))[1][0].cycles for g in (0, 1, 2)]
+    assert [c - cycles[0] for c in cycles] == [0, 3, 6]
+    # A sub-partition's input: 4 SMs load one line each, lines 0-3, all in sub-partition 0. Its
+    # requests arrive one every 1 + g cycles (the output towards it), and its 2-flit responses
+    # leave one every 2 + g, each to its own SM: the last 3g cycles later than without the gap
+    # (without the input's gap they would leave every max(2, 1 + g) cycles: 0, 0, 3).
+    kb = KernelBuilder("four-sms", (4,), (32,))
+    kb.load(0x10, (np.arange(4 * 32) // 32) * LINE)
+    kb.compute(1)
+    cycles = [run([kb], gpu(n_sm=4, icnt_packet_gap=g))[1][0].cycles for g in (0, 1, 2)]
+    assert [c - cycles[0] for c in cycles] == [0, 3, 6]
+
+
 def test_l1_hands_back_one_merged_load_a_cycle():
     # 4 warps load one line: a miss and three MSHR merges, all served by the fill at cycle T.
     # Without a limit the four loads complete at T; with l1_response_rate r the k-th (in MSHR
@@ -596,26 +618,31 @@ def test_a_warp_exit_ends_the_load_blocks_of_its_sm_only():
 
 
 def test_round_robin_response_port_lets_a_later_sub_partition_pass():
-    # Warp 0 loads 4 lines of sub-partition 0 (lines 0-3), then warp 1 one line of sub-partition 1
-    # (line 128: each sub-partition holds half the L2's sets); all miss to DRAM. With
-    # icnt_packet_gap 2 sub-partition 0 takes a request every 3 cycles (1 flit + 2) and the SM's
-    # output a 2-flit response every 4, so sub-partition 0's responses queue at the output and
-    # line 128, sent by sub-partition 1 before line 3 but after line 2, reaches it while line 1
-    # is being delivered. "fifo" delivers in the order the sub-partitions sent: 0, 1, 2, 128, 3.
-    # "round-robin" gives sub-partition 1 the next turn: 0, 1, 128, 2, 3. Warp 1's load completes
-    # one packet (2 + 2 cycles) earlier; warp 0's still ends with line 3, at the same cycle.
-    kb = KernelBuilder("two-parts", (1,), (64,))
+    # Four sub-partitions of 64 sets: P0 holds lines 0-63, P1 64-127, P2 128-191. Warp 0 loads 9
+    # lines alternating between P0 and P1 (0, 64, 1, 65, 2, 66, 3, 67, 4), then warp 1 one line of
+    # P2 (128); all miss to DRAM. With icnt_packet_gap 2 the SM's input sends a request every 3
+    # cycles (1 flit + 2), so its 10 requests leave at 0, 3, ..., 27 (relative) and their
+    # responses reach the SM's output as often, one sub-partition's every 6 cycles at most (a
+    # sub-partition's input sends a 2-flit response every 4). The output delivers one every 4
+    # (2 flits + 2), so a queue builds: the k-th response of warp 0 is delivered at 4k, and when
+    # the output frees at 28 (after line 3, P0's) lines 67 (P1, sent at 21), 4 (P0, 24) and 128
+    # (P2, 27) wait. "fifo" delivers them in the order sent: 67, 4, 128 at 28, 32, 36.
+    # "round-robin" goes on from P0 to P1 and then P2: 67, 128, 4. Warp 1's load completes one
+    # packet (2 + 2 cycles) earlier and warp 0's, whose line 4 now comes last, as much later.
+    kb = KernelBuilder("three-parts", (1,), (64,))
     lane = np.arange(64)
-    kb.load(0x10, np.where(lane < 32, (lane // 8) * LINE, 128 * LINE))
+    k = np.minimum(lane // 3, 8)  # warp 0: each of its 9 lines on 3 or more lanes
+    warp0 = np.where(k % 2 == 0, k // 2, 64 + k // 2)
+    kb.load(0x10, np.where(lane < 32, warp0, 128) * LINE)
     kb.compute(1)
     done = {}
     for order in ("fifo", "round-robin"):
-        g = gpu(l2_partitions=2, icnt_packet_gap=2, icnt_response_order=order)
+        g = gpu(l2_partitions=4, icnt_packet_gap=2, icnt_response_order=order)
         tm, (r,) = run([kb], g, log_ldst=True)
         done[order] = {int(w): int(c) for c, _, w, _, what in tm.ldst_log() if what == LOG_LOAD_DONE}
-        assert r.counters["dram_reads"] == 5
+        assert r.counters["dram_reads"] == 10
     assert done["fifo"][1] - done["round-robin"][1] == 2 + 2
-    assert done["fifo"][0] == done["round-robin"][0]
+    assert done["round-robin"][0] - done["fifo"][0] == 2 + 2
 
 
 def _deliver(k, s):

@@ -229,9 +229,11 @@ _CIAO18 = GPUConfig(
     # 6 GDDR5 channels x 2 sub-partitions: 12 L2 sub-partitions, one per XOR slice.
     l2_partitions=12,
     # GTX480's config_fermi_islip.icnt: 32-byte flits (the default icnt_flit_bytes) and a router
-    # with "internal_speedup = 1.0", whose outputs idle a cycle after each packet: measured on
-    # Accel-Sim, an SM takes one 5-flit response every 6 cycles, every 5 with internal_speedup 2.0
-    # (docs/validation.md, "One idle cycle per packet").
+    # with "internal_speedup = 1.0", whose outputs and inputs idle a cycle after each packet:
+    # measured on Accel-Sim, an SM takes one 5-flit response every 6 cycles, every 5 with
+    # internal_speedup 2.0 (docs/validation.md, "One idle cycle per packet"), and sends one
+    # 2-flit store every 3 cycles, a sub-partition one 5-flit response every 6 or more
+    # ("The crossbar's inputs idle too").
     icnt_packet_gap=1,
     # The same router's output arbiter picks the next packet among the sub-partitions in turn
     # (intersim2's iSLIP): an SM's lines come back out of the order it asked for them. Measured on

@@ -440,11 +440,13 @@ class GPUConfig:
         is its 8-byte header, a write or a response the header and its data, in whole flits:
         GPGPU-Sim's ``mem_fetch::size``).
     icnt_packet_gap : int
-        Cycles a crossbar output idles between two packets (timing model): an SM's response
-        port takes a packet of ``n`` flits every ``n + icnt_packet_gap`` cycles, and so does a
-        sub-partition's request port. Measured on Accel-Sim at both ports: one idle cycle per
+        Cycles a crossbar port idles between two packets (timing model): each of its outputs
+        (an SM's response port, a sub-partition's request port) and each of its inputs (an
+        SM's request port, a sub-partition's response port) moves a packet of ``n`` flits every
+        ``n + icnt_packet_gap`` cycles. Measured on Accel-Sim at all four: one idle cycle per
         packet with GPGPU-Sim's ``internal_speedup = 1.0`` (the GTX 480's
-        ``config_fermi_islip.icnt``), none with 2.0 (the TITAN X Pascal's) (``docs/timing.md``).
+        ``config_fermi_islip.icnt``), none with 2.0 (the TITAN X Pascal's) (``docs/timing.md``;
+        the inputs since 2026-12-06, ``docs/validation.md``, "The crossbar's inputs idle too").
     icnt_response_order : str
         Which waiting response an SM's crossbar output takes when it is free (timing model):
         ``"fifo"``, in the order the L2 sub-partitions sent them (a packet waits for every one

@@ -566,10 +566,12 @@ def _part_append(S, part, head, tail, n, r):
     S.part[n, part] += 1
 
 
-def _depart(S, part, ready, flits):
+def _depart(K, S, part, ready, flits):
     """Cycle a response of ``flits`` flits ready at ``ready`` leaves ``part`` (a flit a cycle)."""
     depart = max(ready, S.part[P_P_RSP_FREE, part])
-    S.part[P_P_RSP_FREE, part] = depart + flits
+    # A crossbar input idles icnt_packet_gap cycles after each packet too (measured on Accel-Sim:
+    # docs/validation.md, "The crossbar's inputs idle too").
+    S.part[P_P_RSP_FREE, part] = depart + flits + K[K_ICNT_GAP]
     return depart
 
 
@@ -593,7 +595,7 @@ def _respond_to_sm(K, S, r, part, ready):
             _part_append(S, part, P_H_HEAD, P_H_TAIL, P_H_N, r)
             return
         S.part[P_H_BUSY, part] = 1
-    depart = _depart(S, part, ready, flits)
+    depart = _depart(K, S, part, ready, flits)
     if K[K_RSP_RR]:
         # The SM's output chooses among the sub-partitions itself (_port_serve).
         _event(S, depart + K[K_ICNT_LAT], EV_PORT_ARRIVE, r)
@@ -666,7 +668,7 @@ def _next_from_input(K, S, t, part):
     S.part[P_H_HEAD, part] = S.r[R_R_NEXT, r]
     S.part[P_H_N, part] -= 1
     S.part[P_H_BUSY, part] = 1
-    depart = _depart(S, part, S.r[R_R_READY, r], _response_flits(K, S, r))
+    depart = _depart(K, S, part, S.r[R_R_READY, r], _response_flits(K, S, r))
     _event(S, max(depart + K[K_ICNT_LAT], t), EV_PORT_ARRIVE, r)
 
 
@@ -1882,7 +1884,7 @@ def _inject(K, S, t, sm):
     S.sm[M_MQ_HEAD, sm] = (S.sm[M_MQ_HEAD, sm] + 1) % q
     S.sm[M_MQ_N, sm] -= 1
     flits = _flits(K, 0) if S.r[R_R_KIND, r] == RQ_READ else _flits(K, S.r[R_R_BYTES, r])
-    S.sm[M_INJ_FREE, sm] = t + flits
+    S.sm[M_INJ_FREE, sm] = t + flits + K[K_ICNT_GAP]  # the SM's input to the crossbar, as _depart's
     part = S.r[R_R_PART, r]
     arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
     S.part[P_P_IN_FREE, part] = arrive + flits + K[K_ICNT_GAP]  # the output towards the sub-partition
