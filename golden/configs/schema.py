@@ -204,7 +204,7 @@ class CacheConfig:
         miss goes below ``hit_latency - lookup_latency`` cycles after the lookup, so the
         latencies stay those of ``hit_latency`` and only the moment the line is looked up
         (hit, merge or miss, an MSHR taken) moves. GPGPU-Sim's ROP delay queue
-        (``rop_latency``) is such a pipeline (every preset has 0: ``docs/timing.md``).
+        (``rop_latency``) is such a pipeline (the ciao18 preset: 120; ``docs/timing.md``).
     miss_latency : int
         Timing model, first level: cycles from a request's lookup to its leaving for the next
         level (a miss, a store, an atomic); a load a policy sends past the L1 (``on_lookup``)
