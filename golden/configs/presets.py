@@ -245,6 +245,12 @@ _CIAO18 = GPUConfig(
     # (docs/validation.md, "The crossbar's round robin"). kim20 keeps "fifo": with the round robin its
     # 0.25 runs moved away from Accel-Sim's (the same section; why was not measured).
     icnt_response_order="round-robin",
+    # The same router's inputs hold one queue each (booksim, one virtual channel): a response
+    # waiting for a busy SM output holds every one behind it (session 51's option). Since
+    # 2026-12-06 (session 70), with the inputs' idle cycle and the L2's lookup queue: 15 of the 18
+    # rdgc workloads within Accel-Sim's targets, cfd's cycles from -31.2% to -10.1% and hotspot's
+    # L2 from 62.7% to 66.8% (67.1%) (docs/validation.md, "The crossbar's inputs idle too").
+    icnt_input_queues="single",
     # GPGPU-Sim's L1D hands one request a cycle back to the LD/ST unit's writeback
     # (mshr_table::next_access), so loads merged on one MSHR complete on successive cycles;
     # measured effect on Accel-Sim's turn order: docs/validation.md, "One response a cycle".
