@@ -13,8 +13,7 @@ the same files:
     The same with lanes 32 bytes apart: 8 requests of 128 bytes, 5 flits each.
 ``l2-out``
     Kernel 1: one warp reads 256 lines that all lie in one L2 sub-partition of the ciao18
-    preset (lines ``24k`` and ``24k + 1`` from ``BASE``: the GTX 480 decoder's channel and
-    sub-partition bits are the same for all). Kernel 2: 15 CTAs of one warp, one per SM, read
+    preset (:func:`same_slice`). Kernel 2: 15 CTAs of one warp, one per SM, read
     them all again (8 loads of 32 lines, L2 hits): the sub-partition's input to the crossbar
     sends 3,840 responses of 5 flits to 15 SMs, and no SM's output is busy.
 
@@ -34,15 +33,31 @@ from pathlib import Path
 
 import numpy as np
 
+from golden.cache.indexing import slice_of
+from golden.configs.presets import preset
+from golden.configs.schema import SLICE_MAPS
 from golden.trace.accelsim_export import write_accelsim
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Workload
 
 BASE = 0x1000_0000
 LINE = 128
-#: Lines of one ciao18 L2 sub-partition: ``slice_of`` under ``slice_map = "gtx480"`` (6 channels)
-#: gives lines ``24k + c`` and ``24k + c + 1`` (``c`` even) the same channel and sub-partition bit.
-SAME_SLICE = np.array([line for k in range(128) for line in (24 * k, 24 * k + 1)], np.int64)
+
+
+def same_slice(n: int = 256) -> np.ndarray:
+    """The first ``n`` lines from ``BASE`` on in ``BASE``'s ciao18 L2 sub-partition (relative to
+    ``BASE``), by the GTX 480 decoder the preset uses (:func:`~golden.cache.indexing.slice_of`):
+    lines ``24k`` and ``24k + 1``."""
+    l2 = preset("ciao18").l2
+    slices, kind = l2.slices, SLICE_MAPS.index(l2.slice_map)
+    first = BASE // LINE
+    home = slice_of(first, slices, kind)[0]
+    lines, line = [], first
+    while len(lines) < n:
+        if slice_of(line, slices, kind)[0] == home:
+            lines.append(line - first)
+        line += 1
+    return np.array(lines, np.int64)
 
 
 def stores(n: int, stride: int) -> Workload:
@@ -56,11 +71,12 @@ def stores(n: int, stride: int) -> Workload:
 
 def l2_out(sms: int = 15) -> Workload:
     """A warm-up kernel, then ``sms`` one-warp CTAs reading the same 256 lines of one sub-partition."""
+    lines_of_slice = same_slice()
     kernels = []
     for name, ctas in (("warm", 1), ("read", sms)):
         kb = KernelBuilder(name, (ctas,), (32,))
-        for i in range(len(SAME_SLICE) // 32):
-            lines = np.tile(SAME_SLICE[32 * i:32 * (i + 1)], ctas)
+        for i in range(len(lines_of_slice) // 32):
+            lines = np.tile(lines_of_slice[32 * i:32 * (i + 1)], ctas)
             kb.load(0x100 + 16 * i, BASE + lines * LINE)
         kernels.append(kb.build())
     return Workload("l2-out", kernels, {"sms": sms}, "benchmarks/crossbar_traces.py")
