@@ -122,6 +122,10 @@ MACHINES = {
     "icache": dict(icache_bytes=2 * LINE, icache_assoc=1, icache_mshrs=1),
     # Shared loads whose results come 7 cycles on: warps wait for them with no memory in flight.
     "smem-latency": dict(smem_latency=7),
+    # Stores acknowledged (warps exit when their acknowledgements are back), lazily allocated at
+    # the L2 or written to DRAM and fetched (acknowledged with the fill).
+    "store-acks-lazy": dict(store_acks="l2"),
+    "store-acks-fetch": dict(store_acks="l2", l2=dict(write_allocate="fetch")),
 }
 
 

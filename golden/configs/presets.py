@@ -165,6 +165,9 @@ _KIM20 = GPUConfig(
     icnt_flit_bytes=40,
     # GPGPU-Sim's L1D hands one request a cycle to the writeback (as the ciao18 preset).
     l1_response_rate=1,
+    # GPGPU-Sim acknowledges every store (per sector on this sectored L2) and a warp exits when
+    # its stores are acknowledged (docs/validation.md, "Store acknowledgements").
+    store_acks="l2",
     dram_channels=12,
     dram_banks=16,
     dram_t_cl=16, dram_t_rcd=16, dram_t_rp=16, dram_t_ras=37,
@@ -255,6 +258,9 @@ _CIAO18 = GPUConfig(
     # (mshr_table::next_access), so loads merged on one MSHR complete on successive cycles;
     # measured effect on Accel-Sim's turn order: docs/validation.md, "One response a cycle".
     l1_response_rate=1,
+    # GPGPU-Sim acknowledges every store and a warp exits when its stores are acknowledged
+    # (docs/validation.md, "Store acknowledgements").
+    store_acks="l2",
     dram_channels=6,
     dram_banks=16,
     # Table I: tCL=12, tRCD=12, tRAS=28; GTX480's "RP=12"; clocks 700 (core) : 924 (DRAM).

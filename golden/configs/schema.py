@@ -33,6 +33,7 @@ __all__ = [
     "CTA_ISSUES",
     "WRITE_PACKETS",
     "ICNT_RESPONSE_ORDERS",
+    "STORE_ACKS",
     "DRAM_SCHEDULERS",
     "SMEM_CACHE_INDEXES",
     "CACHE_LIMITS",
@@ -77,6 +78,9 @@ ICNT_RESPONSE_ORDERS = ("fifo", "round-robin")
 #: How the responses a sub-partition sends wait at the crossbar (GPUConfig.icnt_input_queues):
 #: each for its own SM's output, or all in one queue at the sub-partition's input.
 ICNT_INPUT_QUEUES = ("per-output", "single")
+#: Whether the L2 acknowledges stores and a warp waits for the acknowledgements before it exits
+#: (GPUConfig.store_acks): no, or each store its L2 acknowledgement (GPGPU-Sim's ``WRITE_ACK``).
+STORE_ACKS = ("none", "l2")
 #: How a DRAM channel orders its queued requests (GPUConfig.dram_scheduler): in arrival order, or
 #: first-ready first-come-first-served (row hits first, GPGPU-Sim's ``-gpgpu_dram_scheduler 1``).
 DRAM_SCHEDULERS = ("fcfs", "frfcfs")
@@ -463,6 +467,17 @@ class GPUConfig:
         waiting for a busy output, holds every response behind it (head-of-line blocking: the
         booksim crossbar of GPGPU-Sim with one virtual channel, ``num_vcs = 1``). Measured against
         Accel-Sim in ``docs/validation.md``, "Head-of-line blocking at the crossbar's inputs".
+    store_acks : str
+        Whether a store is acknowledged (timing model): ``"none"`` (default), a store leaves its
+        warp for good once the LD/ST unit has sent it; ``"l2"``, the L2 answers every store
+        request with an acknowledgement, a packet of one header flit (one per 32-byte sector
+        it writes on a sectored L2, which GPGPU-Sim breaks into sector requests), and a warp
+        exits, freeing its slot and its CTA's resources, only when every store it sent has
+        been acknowledged (GPGPU-Sim's ``WRITE_ACK`` and ``shd_warp_t::stores_done``). The
+        acknowledgement leaves when the store is done at the L2: after the L2's latency on a
+        hit, a lazily allocated miss (``write_allocate = "lazy"``) or a line whose fill is on
+        its way; under ``write_allocate = "fetch"`` with the line's fill, for a miss and for a
+        line on its way (``docs/timing.md``, "Store acknowledgements").
     l1_response_rate : int
         Load requests whose data an SM's L1 hands back per cycle from its arriving responses
         (timing model; 0: no limit). GPGPU-Sim's L1D passes one request a cycle to the LD/ST
@@ -547,6 +562,7 @@ class GPUConfig:
     icnt_packet_gap: int = 0
     icnt_response_order: str = "fifo"
     icnt_input_queues: str = "per-output"
+    store_acks: str = "none"
     l1_response_rate: int = 0
     smem_cache_index: str = "mod"
     dram_channels: int = 0
@@ -571,7 +587,8 @@ class GPUConfig:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "cta_issue", "write_packet",
                            "stalled_release",
                            "issue_order",
-                           "icnt_response_order", "icnt_input_queues", "dram_scheduler", "dram_address_map",
+                           "icnt_response_order", "icnt_input_queues", "store_acks", "dram_scheduler",
+                           "dram_address_map",
                            "smem_cache_index"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
@@ -584,7 +601,8 @@ class GPUConfig:
                               ("write_packet", WRITE_PACKETS),
                               ("stalled_release", STALLED_RELEASES),
                               ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
-                              ("icnt_input_queues", ICNT_INPUT_QUEUES), ("dram_scheduler", DRAM_SCHEDULERS),
+                              ("icnt_input_queues", ICNT_INPUT_QUEUES), ("store_acks", STORE_ACKS),
+                              ("dram_scheduler", DRAM_SCHEDULERS),
                               ("smem_cache_index", SMEM_CACHE_INDEXES)):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: must be one of {', '.join(choices)}, not {getattr(self, name)!r}")

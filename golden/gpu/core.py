@@ -115,7 +115,7 @@ __all__ = ["step_function", "shared_functions"]
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
- K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP) = range(len(layout.CONFIG))
+ K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -143,7 +143,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
  W_CTL_GWARP, W_CTL_PRIO, W_W_ACTIVE, W_W_BAR, W_W_DONE, W_W_ACT2, W_W_ELIG, W_CTL_BLOCKED,
  W_CTL_REDIRECT, W_W_LQ, W_CTL_WINST, W_W_STOP, W_W_OLD, W_W_STALL_T, W_W_LDQ, W_W_PC, W_W_ILINE,
- W_W_IMISS,) = range(28)
+ W_W_IMISS, W_W_STORES,) = range(29)
 (T_CTA_ID, T_CTA_LIVE, T_CTA_ARRIVED, T_CTA_DONE,) = range(4)
 (M_SM_CTAS, M_SM_WARPS, M_SM_THREADS, M_SM_REGS, M_SM_SMEM, M_LD_SLOT, M_LD_ROW, M_LD_NEXT,
  M_MQ_HEAD, M_MQ_N, M_INJ_FREE, M_SM_RSP_FREE, M_L1_META, M_CTL_LIMIT, M_CTL_RESIDENT,
@@ -170,7 +170,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [28, 4, 48, 10, 19, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 10, 19, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # Status of a call: still running, kernel finished, deadlock.
@@ -576,8 +576,20 @@ def _depart(K, S, part, ready, flits):
 
 
 def _response_flits(K, S, r):
-    """Flits of request ``r``'s response: the header and the data, a write's acknowledgement the header."""
-    return _flits(K, _bytes_of(K, S.r[R_R_SEC, r])) if S.r[R_R_KIND, r] != RQ_WRITE else _flits(K, 0)
+    """Flits of request ``r``'s response: the header and the data; a write's acknowledgement
+    (``store_acks``) the header, one per L2 sector it writes (GPGPU-Sim acknowledges each of the
+    sector requests its sectored L2 breaks a request into; an L2 without sectors has one)."""
+    if S.r[R_R_KIND, r] == RQ_WRITE:
+        return _flits(K, 0) * _popcount(_l2_sectors(K, S.r[R_R_LINE, r], S.r[R_R_SEC, r]))
+    return _flits(K, _bytes_of(K, S.r[R_R_SEC, r]))
+
+
+def _store_done(K, S, r, part, ready):
+    """Store request ``r`` is done at the L2: freed, or (``store_acks``) acknowledged at ``ready``."""
+    if K[K_STORE_ACKS]:
+        _respond_to_sm(K, S, r, part, ready)
+    else:
+        _free_request(S, r)
 
 
 def _respond_to_sm(K, S, r, part, ready):
@@ -931,14 +943,18 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if kind != RQ_READ:
             _at(buf, q[O_DIRTY])[base + way] = 1
         if kind == RQ_WRITE:
-            _free_request(S, r)
+            _store_done(K, S, r, part, t + K[K_L2_LAT])
         else:
             if kind == RQ_READ:
                 S.r[R_R_RESP, r] = _on_request(h1, h2, h3, 1, b, S.r[R_R_FLAGS, r])
             _respond_to_sm(K, S, r, part, t + K[K_L2_LAT])
         return True
     if e >= 0:  # the line (or some of its sectors) is on its way from below: wait for it
-        S.f[F_F_N, e] += 1
+        # A store allocated lazily is done now: GPGPU-Sim's lazy fetch-on-read marks the reserved
+        # line's sectors and acknowledges it at once, outside the MSHR (store_acks).
+        lazy_ack = kind == RQ_WRITE and K[K_STORE_ACKS] != 0 and K[K_L2_WRITE_FETCH] == 0
+        if not lazy_ack:
+            S.f[F_F_N, e] += 1
         missing = np.int64(0)
         if kind == RQ_WRITE:
             if bmask and rway >= 0:
@@ -965,13 +981,18 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             S.c[C_L2_MERGES] += data
         if kind != RQ_READ:
             S.f[F_F_DIRTY, e] = 1
+        if lazy_ack:
+            _store_done(K, S, r, part, t + K[K_L2_LAT])
+            return True
         S.r[R_R_NEXT, r] = -1
         S.r[R_R_NEXT, S.f[F_F_TAIL, e]] = r
         S.f[F_F_TAIL, e] = r
         return True
     if fetch_write:
         # GPGPU-Sim's naive write-allocate (W, data_cache::wr_miss_wa): the store goes on to DRAM
-        # and the line is read and allocated below, its MSHR serving no one (stores are not answered).
+        # and the line is read and allocated below. The store waits on the line's MSHR, freed (or,
+        # under store_acks, acknowledged) at its fill: GPGPU-Sim acknowledges it when DRAM has
+        # written it, sent just before the read (docs/timing.md, "Store acknowledgements").
         _dram(K, S, t + K[K_L2_LAT], part, line2, S.r[R_R_BYTES, r], True, np.int64(-1))
     elif kind == RQ_WRITE:
         # Write-allocate without fetching: the written sectors are the line's (lazy fetch-on-read).
@@ -983,7 +1004,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             if bmask:
                 # Sectors written in part are unreadable (GPGPU-Sim's wr_miss_wa_lazy_fetch_on_read).
                 S.l2_unread[base + b.way] = need & ~_l2_write_bytes(K, S, r, base + b.way)
-        _free_request(S, r)
+        _store_done(K, S, r, part, t + K[K_L2_LAT])
         return True
     if way >= 0:
         # A sector miss: an MSHR reads the missing sectors; no hook (as at the L1). Sectors written
@@ -1061,7 +1082,7 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
         nxt = S.r[R_R_NEXT, r]
         kind = S.r[R_R_KIND, r]
         if kind == RQ_WRITE:
-            _free_request(S, r)
+            _store_done(K, S, r, part, t)
         else:
             if kind == RQ_READ:
                 br = _request_access(K, S, r, np.int64(0), np.int64(LOAD), line2)
@@ -1304,6 +1325,13 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     _rouse(K, S, sm)
     if S.r[R_R_ENTRY, r] == INST_FETCH:
         _icache_fill(K, S, t, r)
+        return
+    if S.r[R_R_KIND, r] == RQ_WRITE:
+        # A store's acknowledgement (store_acks): its warp may exit when it has them all.
+        g = sm * K[K_SLOTS] + S.r[R_R_SLOT, r]
+        S.w[W_W_STORES, g] -= 1
+        _free_request(S, r)
+        _retire_if_done(K, S, g)
         return
     if S.r[R_R_KIND, r] == RQ_ATOMIC or S.r[R_R_ENTRY, r] < 0:
         # An atomic's result, or a load sent past the L1 before its lookup: no line, no MSHR.
@@ -1748,6 +1776,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
     r = _new_request(S, RQ_WRITE if op == STORE else RQ_ATOMIC, sm, line, sec, np.int64(-1), np.int64(0),
                      slot, row, a, _partition(K, _params(buf, NP), line >> K[K_L2_SHIFT]),
                      t + 1 + K[K_L1_MISS_LAT])
+    if op == STORE and K[K_STORE_ACKS]:
+        S.w[W_W_STORES, sm * K[K_SLOTS] + slot] += 1
     # The data it carries: its sectors or line, or (write_packet "segment") GPGPU-Sim's segment.
     if K[K_WRITE_SEGMENT] and op == STORE:
         S.r[R_R_BYTES, r] = _segment_bytes(_chunks(K, P, i), K[K_LINE_BYTES])
@@ -1924,11 +1954,12 @@ def _retire_if_done(K, S, g):
     requests), waiting for it (``ldst_queue``) or in the lookup pipeline when the warp issues its last
     instruction: the slot stays taken until both are done with it, or a new
     warp in the slot would be charged with the store, and the kernel could end
-    with the unit still busy.
+    with the unit still busy. Under ``store_acks`` it also waits for its stores'
+    acknowledgements (GPGPU-Sim's ``stores_done``).
     """
     sm = g // K[K_SLOTS]
     if S.w[W_W_DONE, g] and S.w[W_W_PEND, g] == 0 and S.sm[M_LD_SLOT, sm] != g - sm * K[K_SLOTS] \
-            and S.w[W_W_LQ, g] == 0 and S.w[W_W_LDQ, g] == 0:
+            and S.w[W_W_LQ, g] == 0 and S.w[W_W_LDQ, g] == 0 and S.w[W_W_STORES, g] == 0:
         _retire(K, S, g)
 
 
@@ -2817,8 +2848,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
               _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
-              _dram_schedule, _part_append, _depart, _response_flits, _respond_to_sm, _port_arrive,
-              _port_serve, _next_from_input, _below_l2,
+              _dram_schedule, _part_append, _depart, _response_flits, _store_done, _respond_to_sm,
+              _port_arrive, _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,

@@ -42,13 +42,14 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: warp's last issued instruction's PC, ``w_iline`` the instruction line it has fetched, ``w_imiss``
 #: the line it waits for (0 stands for none in all four: an instruction line is at least
 #: ``PROGRAM_BASE / line size``); an SM's ``ic_want`` asks for its instruction reads to be made
-#: (core._icache_requests).
+#: (core._icache_requests). ``w_stores`` counts a warp's stores not yet acknowledged
+#: (``store_acks = "l2"``; a warp exits only when it is 0).
 TABLES = {
     'w': (
         'w_cta', 'w_cta_id', 'w_warp', 'w_row', 'w_end', 'w_left', 'w_tail', 'w_pend', 'w_age', 'w_load_t',
         'ctl_gwarp', 'ctl_prio', 'w_active', 'w_bar', 'w_done', 'w_act2', 'w_elig', 'ctl_blocked',
         'ctl_redirect', 'w_lq', 'ctl_winst', 'w_stop', 'w_old', 'w_stall_t', 'w_ldq', 'w_pc', 'w_iline',
-        'w_imiss'
+        'w_imiss', 'w_stores'
     ),
     'cta': (
         'cta_id', 'cta_live', 'cta_arrived', 'cta_done'
@@ -126,6 +127,7 @@ CONFIG = (
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
     "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
+    "store_acks",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

@@ -216,6 +216,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l2_byte_mask": l2_byte_mask(gpu), "smem_latency": gpu.smem_latency,
         "log_capacity": log_capacity, "log_ldst": int(log_ldst),
         "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
+        "store_acks": gpu.store_acks == "l2",
     }
     address_map = parse_dram_address_map(gpu.dram_address_map)
     values["dram_chip_bit"] = -1 if address_map is None else address_map.chip_bit
@@ -342,11 +343,11 @@ def start_kernel(k: np.ndarray, state: TimingState, program: Program, kernel_ind
     and the schedulers start empty at ``cycle``.
     """
     if (state.sm[row("sm", "ld_slot")] >= 0).any() or state.sm[row("sm", "mq_n")].any() \
-            or state.sm[row("sm", "lq_n")].any():
+            or state.sm[row("sm", "lq_n")].any() or state.w[row("w", "w_stores")].any():
         # The previous kernel must have drained its LD/ST units, lookup pipelines and miss queues
-        # (core._retire_if_done).
+        # and had its stores acknowledged (core._retire_if_done).
         raise RuntimeError("timing model: a kernel ended with an LD/ST unit, lookup pipeline or miss queue "
-                           "still busy")
+                           "still busy, or a store unacknowledged")
     k = k.copy()
     k[_K["kernel"]] = kernel_index
     k[_K["wpc"]] = program.warps_per_cta
