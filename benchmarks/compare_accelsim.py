@@ -156,7 +156,8 @@ RENAMES = {"gmem_skip_L1D": "gpgpu_gmem_skip_L1D", "l1_latency": "gpgpu_l1_laten
 DROPPED = ("gpuwattch_xml_file",)
 #: Accel-Sim statistics read from its output (the last value printed: totals over all kernels).
 STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_reservation_fails",
-         "L2_total_cache_accesses", "L2_total_cache_misses", "gpu_tot_sim_cycle", "gpgpu_n_tot_w_icount")
+         "L2_total_cache_accesses", "L2_total_cache_misses", "gpu_tot_sim_cycle", "gpgpu_n_tot_w_icount",
+         "gpgpu_n_shmem_bkconflict")
 #: Outcomes of an L1 global load (and an L2 global access) in Accel-Sim's breakdown. Each access is
 #: counted once in HIT, HIT_RESERVED, MISS or SECTOR_MISS (GPGPU-Sim's TOTAL_ACCESS); MSHR_HIT
 #: counts again those of them merged into a pending miss (cache_stats::print_stats: "already
@@ -263,6 +264,11 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
         # The shared-memory pipeline's stages (HEAD's default 3, 3.2.2's fixed pipeline).
         "smem_latency": int(_option(text, "gpgpu_smem_latency") or 3),
+        # Shared instructions' bank conflicts in the LD/ST unit (the options' defaults: 16, 1, 2).
+        "smem_unit": "ldst",
+        "shared_mem_banks": int(_option(text, "gpgpu_shmem_num_banks") or 16),
+        "smem_broadcast": "one" if (_option(text, "gpgpu_shmem_limited_broadcast") or "1") == "1" else "all",
+        "smem_warp_parts": int(_option(text, "gpgpu_shmem_warp_parts") or 2),
         "l2_partitions": subs,
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
@@ -563,6 +569,7 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
         "per_request": (_pct(t["l1"]["hits"] - ours["caches"]["l1"]["write_hits"],
                              t["l1"]["accesses"] - stores), 100.0 * t["l2"]["hit_rate"]),
         "resfail": (sum(t["l1"]["reservation_fails"].values()), c["L1D_total_cache_reservation_fails"]),
+        "bank_conflicts": (t["shared"]["bank_conflicts"], c["gpgpu_n_shmem_bkconflict"]),
         "row_hits": (100.0 * t["dram"]["row_hit_rate"], c.get("dram_row_hits", float("nan"))),
         "cycles": (t["cycles"], c["gpu_tot_sim_cycle"]),
         "ipc": (t["ipc"], their_insts / c["gpu_tot_sim_cycle"]),
@@ -583,12 +590,12 @@ def _order(rows: list[dict], side: int) -> list[str]:
 def print_header() -> None:
     """Print the table's two header lines."""
     head = (f"{'workload':<14} {'L1 load hit':>13} {'L1 load reqs':>17} {'L2 hit':>13} {'L1 resfail':>15} "
-            f"{'DRAM row hit':>13} "
+            f"{'DRAM row hit':>13} {'shmem conflicts':>17} "
             f"{'cycles':>17} {'IPC (warp)':>11} {'warp insts':>17} {'wall s':>11} {'warp inst/s':>15} "
             f"{'speed':>6}  target")
     print(head)
     pairs = (("ours   A-S", 13), ("ours     A-S", 17), ("ours   A-S", 13), ("ours    A-S", 15),
-             ("ours   A-S", 13),
+             ("ours   A-S", 13), ("ours      A-S", 17),
              ("ours      A-S", 17), ("ours  A-S", 11), ("ours      A-S", 17), ("ours  A-S", 11),
              ("ours    A-S", 15))
     print(f"{'':<14} " + " ".join(f"{label:>{width}}" for label, width in pairs))
@@ -600,8 +607,10 @@ def print_row(r: dict) -> None:
     (l1o, l1t), (l1ao, l1at), (l2o, l2t) = r["l1"], r["l1_accesses"], r["l2"]
     (fo, ft), (co, ct), (io, it), (no, nt) = r["resfail"], r["cycles"], r["ipc"], r["insts"]
     (so, st), (ro, rt), (do, dt) = r["seconds"], r["rate"], r["row_hits"]
+    bo, bt = r["bank_conflicts"]
     print(f"{r['workload']:<14} {l1o:5.1f}% {l1t:5.1f}% {l1ao:>8,} {l1at:>8,.0f} {l2o:5.1f}% {l2t:5.1f}% "
-          f"{fo:>7,} {ft:>7,.0f} {do:5.1f}% {dt:5.1f}% {co:>8,} {ct:>8,.0f} {io:5.2f} {it:5.2f} "
+          f"{fo:>7,} {ft:>7,.0f} {do:5.1f}% {dt:5.1f}% {bo:>8,} {bt:>8,.0f} {co:>8,} {ct:>8,.0f} "
+          f"{io:5.2f} {it:5.2f} "
           f"{no:>8,} {nt:>8,.0f} "
           f"{so:5.1f} {st:5.1f} {ro:>7,.0f} {rt:>7,.0f} {ro / rt:5.1f}x  "
           f"{'PASS' if r['pass'] else 'FAIL'}", flush=True)

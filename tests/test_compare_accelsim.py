@@ -22,6 +22,9 @@ KIM20_TEXT = """\
 -gpgpu_shmem_size 49152
 -gpgpu_l1_latency 82
 -gpgpu_smem_latency 24
+-gpgpu_shmem_num_banks 32
+-gpgpu_shmem_limited_broadcast 0
+-gpgpu_shmem_warp_parts 1
 -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:L,A:256:64,16:0,32
 -gpgpu_l2_rop_latency 120
 -gpgpu_num_sched_per_core 2
@@ -82,7 +85,10 @@ def test_a_build_without_the_streaming_mshr_override_is_reported(tmp_path):
     ("gpgpu_cache:dl1", "S:4:128:96,L:L:s:N:L,A:256:8,16:0,32", "l1.size"),
     ("gpgpu_l1_latency", "28", "l1.hit_latency"),
     ("gpgpu_operand_collector_num_units_mem", "4", "ldst_queue"),
-    ("gpgpu_pipeline_widths", "2,1,0,2,2,2,1,0,2,1,5", "ldst_queue")])
+    ("gpgpu_pipeline_widths", "2,1,0,2,2,2,1,0,2,1,5", "ldst_queue"),
+    ("gpgpu_shmem_num_banks", "16", "shared_mem_banks"),
+    ("gpgpu_shmem_limited_broadcast", "1", "smem_broadcast"),
+    ("gpgpu_shmem_warp_parts", "2", "smem_warp_parts")])
 def test_a_changed_machine_is_reported(option, value, field):
     lines = cmp.machine_differences(cmp._set_option(KIM20_TEXT, option, value), preset("kim20"))
     assert any(line.startswith(f"{field}:") for line in lines)

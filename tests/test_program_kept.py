@@ -9,14 +9,14 @@ import numpy as np
 from golden.configs.presets import preset
 from golden.experiments.ciao18 import run_point
 from golden.gpu import program
-from golden.gpu.program import keep_programs, kernel_program
+from golden.gpu.program import SharedBanks, keep_programs, kernel_program
 from golden.workloads import registry
 
 
 def _same(a: program.Program, b: program.Program) -> bool:
     return all(np.array_equal(getattr(a, f), getattr(b, f)) for f in
                ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec", "warp_ptr", "tail",
-                "req_chunks"))
+                "req_chunks", "smem_cycles"))
 
 
 def test_a_kept_kernel_builds_its_program_once_per_machine_and_gives_the_same_run(monkeypatch, tmp_path):
@@ -24,16 +24,18 @@ def test_a_kept_kernel_builds_its_program_once_per_machine_and_gives_the_same_ru
     wl = registry.build("ciao18/atax", 0.02)
     k = wl.kernels[0]
     # The ciao18 preset's programs: 128-byte lines without sectors, stores' chunks noted
-    # (write_packet "segment").
-    fresh = kernel_program(k, 32, 128, 0, True)
-    assert kernel_program(k, 32, 128, 0, True) is not fresh  # not kept: built every time
+    # (write_packet "segment"), shared rows' bank accesses (32 banks, one part, every word broadcast).
+    banks = SharedBanks(32, 32, "all")
+    fresh = kernel_program(k, 32, 128, 0, True, shared_banks=banks)
+    assert kernel_program(k, 32, 128, 0, True, shared_banks=banks) is not fresh  # not kept: built every time
     g = preset("ciao18")
     before = run_point(wl, g, "gto")
     keep_programs(wl.kernels)
-    kept = kernel_program(k, 32, 128, 0, True)
-    assert kernel_program(k, 32, 128, 0, True) is kept and _same(kept, fresh)
+    kept = kernel_program(k, 32, 128, 0, True, shared_banks=banks)
+    assert kernel_program(k, 32, 128, 0, True, shared_banks=banks) is kept and _same(kept, fresh)
     assert kernel_program(k, 32, 128, 32) is not kept  # another machine's program is another entry
-    assert kernel_program(k, 32, 128, 0) is not kept  # so is one without the chunks
+    assert kernel_program(k, 32, 128, 0, shared_banks=banks) is not kept  # so is one without the chunks
+    assert kernel_program(k, 32, 128, 0, True) is not kept  # or without the bank accesses
     assert kernel_program(k, 64, 128, 0).n_warps < kept.n_warps
     builds = []
     real = program._build

@@ -336,7 +336,7 @@ def test_wavefronts_of_64_issue_two_trace_warps_together():
     kb.load(0x10, kb.gtid * 4)
     k = kb.build()
     tm32, (r32,) = run([k], gpu())
-    tm64, (r64,) = run([k], gpu(warp_size=64, max_warps_per_sm=24))
+    tm64, (r64,) = run([k], gpu(warp_size=64, max_warps_per_sm=24, smem_warp_parts=2))
     assert r32.counters["global_instructions"] == 4 and r64.counters["global_instructions"] == 2
     assert r32.counters["l1_accesses"] == r64.counters["l1_accesses"] == 4
 

@@ -122,6 +122,9 @@ MACHINES = {
     "icache": dict(icache_bytes=2 * LINE, icache_assoc=1, icache_mshrs=1),
     # Shared loads whose results come 7 cycles on: warps wait for them with no memory in flight.
     "smem-latency": dict(smem_latency=7),
+    # The same in the LD/ST unit with 4 banks in two parts: 8 cycles per shared load, global
+    # instructions waiting behind them.
+    "smem-bank-conflicts": dict(smem_latency=7, shared_mem_banks=4, smem_warp_parts=2, smem_broadcast="one"),
     # Stores acknowledged (warps exit when their acknowledgements are back), lazily allocated at
     # the L2 or written to DRAM and fetched (acknowledged with the fill).
     "store-acks-lazy": dict(store_acks="l2"),
@@ -152,8 +155,10 @@ def test_shortcuts_change_nothing(name):
     if name == "icache":
         assert sum(k.counters["l2_inst_accesses"] for k in plain) > 0
         assert sum(k.counters["stall_fetch"] for k in plain) > 0
-    if name == "smem-latency":
+    if name.startswith("smem-"):
         assert sum(k.counters["events_smem"] for k in plain) > 0
+    if name == "smem-bank-conflicts":
+        assert sum(k.counters["shared_bank_conflicts"] for k in plain) > 0
 
 
 def test_a_wrong_sleeping_scheduler_is_caught(monkeypatch):

@@ -5,6 +5,9 @@ comes ``smem_latency`` cycles after its issue (GPGPU-Sim's shared-memory pipelin
 dependences wait for it as for a global load's: under ``next-memory`` its next memory or barrier
 instruction, under ``registers`` its consumer, under ``none`` nothing. With ``smem_latency`` 0 a
 shared load's result is there at once, as before the field existed.
+
+These run with ``smem_unit = "none"`` (no LD/ST unit, no bank conflicts); the unit's cycles are
+``tests/test_timing_shared_banks.py``'s.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def shared_chain(n: int, gap: int = 0) -> KernelBuilder:
 
 
 def cycles(kb, latency: int, **options) -> tuple[int, dict]:
-    _, (r,) = run([kb], gpu(smem_latency=latency), **options)
+    _, (r,) = run([kb], gpu(smem_latency=latency, smem_unit="none"), **options)
     return r.cycles, r.counters
 
 

@@ -72,6 +72,9 @@ _TIAN15 = GPUConfig(
     max_regs_per_sm=65536,
     shared_mem_bytes=64 * KB,
     shared_mem_banks=32,
+    # choice: GCN's LDS instructions go to the LDS, not to the vector memory unit that serves the
+    # global ones, and the model has one unit: they take none (no bank conflicts, docs/configs.md).
+    smem_unit="none",
 )
 
 # kim20 Table 1: System configuration
@@ -162,6 +165,11 @@ _KIM20 = GPUConfig(
     shared_mem_banks=32,
     # "-smem_latency 24": a shared load's result 24 cycles after its issue.
     smem_latency=24,
+    # "-gpgpu_shmem_num_banks 32 -gpgpu_shmem_limited_broadcast 0 -gpgpu_shmem_warp_parts 1": a
+    # shared instruction takes the LD/ST unit a cycle per access of its busiest bank (distinct
+    # words; smem_unit "ldst", the default).
+    smem_broadcast="all",
+    smem_warp_parts=1,
     icnt_flit_bytes=40,
     # GPGPU-Sim's L1D hands one request a cycle to the writeback (as the ciao18 preset).
     l1_response_rate=1,
@@ -214,6 +222,10 @@ _CIAO18 = GPUConfig(
     # GPGPU-Sim 3.2.2's LD/ST unit moves a shared load into the third of its fixed 3 pipeline
     # stages (ldst_unit::cycle, m_pipeline_reg[2]): its result 3 cycles on.
     smem_latency=3,
+    # GTX480's "-gpgpu_shmem_num_banks 32 -gpgpu_shmem_limited_broadcast 0
+    # -gpgpu_shmem_warp_parts 1", as kim20's.
+    smem_broadcast="all",
+    smem_warp_parts=1,
     l2=CacheConfig(
         # choice: 6 GDDR5 channels x 2 sub-partitions of 64 KB (GPGPU-Sim's GTX 480 layout).
         size=768 * KB, assoc=8, line_size=128, write="write-back", allocate="on-miss",

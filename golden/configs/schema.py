@@ -36,6 +36,8 @@ __all__ = [
     "STORE_ACKS",
     "DRAM_SCHEDULERS",
     "SMEM_CACHE_INDEXES",
+    "SMEM_UNITS",
+    "SMEM_BROADCASTS",
     "CACHE_LIMITS",
     "GPU_LIMITS",
     "MAX_TRACKED_LINES",
@@ -87,6 +89,13 @@ DRAM_SCHEDULERS = ("fcfs", "frfcfs")
 #: Which block of ciao18's shared-memory cache a line takes (GPUConfig.smem_cache_index): the
 #: address's own G:R bits [15:7] (Fig. 7c), or those XORed with address bits [23:15].
 SMEM_CACHE_INDEXES = ("mod", "xor")
+#: What a shared-memory instruction takes in the timing model (GPUConfig.smem_unit): the SM's
+#: LD/ST unit for a cycle per bank access (GPGPU-Sim's ``ldst_unit::shared_cycle``), or no unit.
+SMEM_UNITS = ("ldst", "none")
+#: Which lanes reading one word a shared-memory bank serves in one access
+#: (GPUConfig.smem_broadcast): those of every word (``gpgpu_shmem_limited_broadcast 0``) or of one
+#: word a warp part (``1``).
+SMEM_BROADCASTS = ("all", "one")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -112,7 +121,7 @@ GPU_LIMITS = {
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
     "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16), "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
-    "smem_latency": (0, 1 << 12),
+    "smem_latency": (0, 1 << 12), "smem_warp_parts": (1, 64),
     "icache_mshrs": (1, 64),
 }
 #: Highest clock frequency a config may give, in MHz.
@@ -391,13 +400,29 @@ class GPUConfig:
         atomic issued at cycle ``t`` the warp cannot issue until
         ``t + 1 + mem_latency``.
     shared_mem_bytes, shared_mem_banks : int
-        Scratchpad per SM and its banks.
+        Scratchpad per SM and its banks of 4-byte words (``gpgpu_shmem_num_banks``).
     smem_latency : int
-        Timing model: cycles from a shared-memory load's issue to its result, which the warp's
-        dependences wait for as they wait for a global load's (GPGPU-Sim's
+        Timing model: cycles from a shared-memory load's issue to its result (when it meets a
+        free LD/ST unit and no bank conflict: each cycle it waits for the unit or for a bank
+        adds one, ``smem_unit``), which the warp's dependences wait for as they wait for a
+        global load's (GPGPU-Sim's
         ``gpgpu_smem_latency``, the stages of the LD/ST unit's shared-memory pipeline: 3 in
         3.2.2, whose pipeline is fixed, and by default in 4.x; 24 in the TITAN X Pascal
         config). 0: a shared load's result is there at once.
+    smem_unit : str
+        Timing model: what a shared-memory instruction takes, :data:`SMEM_UNITS`. ``"ldst"``:
+        the SM's LD/ST unit, one cycle per bank access (its bank conflicts; GPGPU-Sim's
+        ``ldst_unit::shared_cycle``), in turn with the global instructions; a shared load's
+        result comes ``smem_latency - 1`` cycles after its last access. ``"none"``: no unit and
+        no bank conflicts, the result ``smem_latency`` cycles after issue (the model before
+        2026-12-06's session 72; the tian15 preset's, whose GCN LDS is not the vector memory unit).
+    smem_warp_parts, smem_broadcast : int, str
+        With ``smem_unit = "ldst"``, how a shared instruction's lanes meet the
+        ``shared_mem_banks`` banks of 4-byte words (``golden.gpu.program``): the warp is cut
+        into ``smem_warp_parts`` parts of at most 32 lanes that take turns
+        (``gpgpu_shmem_warp_parts``), and a bank serves the lanes reading one word at once for
+        ``"all"`` words or for ``"one"`` word a part (``gpgpu_shmem_limited_broadcast``,
+        :data:`SMEM_BROADCASTS`).
     l2_partitions : int
         Memory partitions the L2 is split into (the timing model's L2 sub-partitions,
         each with its own request queue, MSHRs and port).
@@ -550,6 +575,9 @@ class GPUConfig:
     shared_mem_bytes: int = 49152
     shared_mem_banks: int = 32
     smem_latency: int = 0
+    smem_unit: str = "ldst"
+    smem_warp_parts: int = 1
+    smem_broadcast: str = "all"
     l2_partitions: int = 1
     max_regs_per_sm: int = 65536
     warp_limit: int = 0
@@ -589,7 +617,7 @@ class GPUConfig:
                            "issue_order",
                            "icnt_response_order", "icnt_input_queues", "store_acks", "dram_scheduler",
                            "dram_address_map",
-                           "smem_cache_index"))
+                           "smem_cache_index", "smem_unit", "smem_broadcast"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -603,7 +631,8 @@ class GPUConfig:
                               ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
                               ("icnt_input_queues", ICNT_INPUT_QUEUES), ("store_acks", STORE_ACKS),
                               ("dram_scheduler", DRAM_SCHEDULERS),
-                              ("smem_cache_index", SMEM_CACHE_INDEXES)):
+                              ("smem_cache_index", SMEM_CACHE_INDEXES), ("smem_unit", SMEM_UNITS),
+                              ("smem_broadcast", SMEM_BROADCASTS)):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
         if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":
@@ -613,6 +642,11 @@ class GPUConfig:
         if address_map is not None and 1 << address_map.bank_bits != self.dram_banks:
             raise ValueError(f"dram_address_map: its {address_map.bank_bits} bank bits give "
                              f"{1 << address_map.bank_bits} banks, but dram_banks is {self.dram_banks}")
+        if self.smem_unit == "ldst" and (self.warp_size % self.smem_warp_parts
+                                         or self.warp_size // self.smem_warp_parts > 32):
+            # A part's lanes lie in one 32-thread trace warp: a wavefront's halves are checked apart.
+            raise ValueError(f"smem_warp_parts: must cut the {self.warp_size}-thread warp into parts of at "
+                             f"most 32 lanes, not {self.smem_warp_parts}")
         if self.n_sm % self.sms_per_cluster:
             raise ValueError(f"sms_per_cluster: must divide n_sm ({self.n_sm}), not {self.sms_per_cluster}")
         if self.icache_bytes and self.icache_bytes % (self.icache_assoc * self.l1.line_size):

@@ -115,7 +115,7 @@ __all__ = ["step_function", "shared_functions"]
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
- K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS) = range(len(layout.CONFIG))
+ K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -133,7 +133,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
  C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_EV_SMEM, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES,
  C_L2_INST_ACC,
- C_L2_INST_HITS) = range(len(layout.COUNTERS))
+ C_L2_INST_HITS, C_SMEM_BANK_ACC, C_SMEM_BANK_CONFLICTS) = range(len(layout.COUNTERS))
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS,
@@ -176,7 +176,7 @@ SMEM_BLOCKS = layout.SMEM_BLOCKS
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
 LOAD, STORE, ATOMIC, BARRIER = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC), int(Op.BARRIER)
-GLOBAL = int(Space.GLOBAL)
+GLOBAL, SHARED = int(Space.GLOBAL), int(Space.SHARED)
 # Request kinds and event kinds.
 RQ_READ, RQ_WRITE, RQ_ATOMIC = 1, 2, 3
 # r_entry of an instruction cache's read (a load request with no L1D MSHR behind it).
@@ -2215,8 +2215,8 @@ def _why(K, W, M, op, space, sm, g):
     elif dep != 1 and W[W_W_PEND, g] > 0:
         return WHY_MEM
     r = W[W_W_ROW, g]
-    if space[r] == GLOBAL and op[r] != BARRIER and M[M_LD_SLOT, sm] >= 0 \
-            and M[M_LDQ_N, sm] >= K[K_LDST_QUEUE]:
+    if (space[r] == GLOBAL or space[r] == SHARED and K[K_SMEM_UNIT]) and op[r] != BARRIER \
+            and M[M_LD_SLOT, sm] >= 0 and M[M_LDQ_N, sm] >= K[K_LDST_QUEUE]:
         return WHY_STRUCT
     return OK
 
@@ -2373,10 +2373,40 @@ def _two_level(K, W, M, op, space, sm, s, m):
 
 
 def _ldst_start(S, P, sm, w, r):
-    """The LD/ST unit of ``sm`` takes instruction row ``r`` of warp slot ``w``: it sends its line requests."""
+    """The LD/ST unit of ``sm`` takes instruction row ``r`` of warp slot ``w``: it sends its line
+    requests (a global row: ``ld_next`` the next request) or makes its bank accesses (a shared row:
+    ``ld_next`` the accesses made)."""
     S.sm[M_LD_SLOT, sm] = w
     S.sm[M_LD_ROW, sm] = r
-    S.sm[M_LD_NEXT, sm] = P.req_ptr[r]
+    S.sm[M_LD_NEXT, sm] = P.req_ptr[r] if P.space[r] == GLOBAL else 0
+
+
+def _ldst_unit_free(K, S, P, sm):
+    """The LD/ST unit of ``sm`` is done with its instruction: it takes the next from the next cycle,
+    and the warp may retire."""
+    g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
+    S.sm[M_LD_SLOT, sm] = -1
+    S.sm[M_WAKE, sm] = WAKE_ALL
+    _ldst_next(K, S, P, sm)  # it sends from the next cycle, as an instruction just issued
+    if S.w[W_W_ACTIVE, g]:
+        _retire_if_done(K, S, g)
+
+
+def _bank_access(K, S, P, sm, t):
+    """The LD/ST unit of ``sm`` makes one bank access of its shared-memory row (GPGPU-Sim's
+    ``ldst_unit::shared_cycle``). After the last, a load's result is ``smem_latency - 1`` cycles
+    on (the pipeline's stages) and the unit is free."""
+    r = S.sm[M_LD_ROW, sm]
+    S.sm[M_LD_NEXT, sm] += 1
+    S.c[C_SMEM_BANK_ACC] += 1
+    if S.sm[M_LD_NEXT, sm] > 1:
+        S.c[C_SMEM_BANK_CONFLICTS] += 1
+    if S.sm[M_LD_NEXT, sm] < np.int64(P.smem_cycles[r]):
+        return
+    if P.op[r] == LOAD and K[K_SMEM_LAT] > 0:
+        g = sm * K[K_SLOTS] + S.sm[M_LD_SLOT, sm]
+        _event(S, t + K[K_SMEM_LAT] - 1, EV_SMEM, _hit_payload(K, g, r))
+    _ldst_unit_free(K, S, P, sm)
 
 
 def _ldst_next(K, S, P, sm):
@@ -2392,6 +2422,24 @@ def _ldst_next(K, S, P, sm):
     if K[K_LOG_LDST]:
         _log(K, S, sm, sm * K[K_SLOTS] + w, S.ldq[D_LDQ_ROW, q], np.int64(LOG_LDST_TAKE))
     _ldst_start(S, P, sm, w, S.ldq[D_LDQ_ROW, q])
+
+
+def _ldst_take(K, S, P, sm, g, w, r):
+    """Memory row ``r`` of warp slot ``w`` (``g`` on the GPU) goes to the LD/ST unit of ``sm``, or
+    waits in its queue while the unit is busy (``_why`` checked room)."""
+    if K[K_LOG_LDST]:
+        _log(K, S, sm, g, r, np.int64(LOG_MEM_ISSUE))
+    if S.sm[M_LD_SLOT, sm] < 0:
+        if K[K_LOG_LDST]:
+            _log(K, S, sm, g, r, np.int64(LOG_LDST_TAKE))
+        _ldst_start(S, P, sm, w, r)
+    else:
+        d = K[K_LDST_QUEUE]
+        q = sm * d + (S.sm[M_LDQ_HEAD, sm] + S.sm[M_LDQ_N, sm]) % d
+        S.ldq[D_LDQ_SLOT, q] = w
+        S.ldq[D_LDQ_ROW, q] = r
+        S.sm[M_LDQ_N, sm] += 1
+        S.w[W_W_LDQ, g] += 1
 
 
 def _issue(K, S, P, sm, w, t):
@@ -2417,34 +2465,26 @@ def _issue(K, S, P, sm, w, t):
             S.c[C_GLOBAL] += 1
             n = P.req_ptr[r + 1] - P.req_ptr[r]
             if n > 0:
-                if K[K_LOG_LDST]:
-                    _log(K, S, sm, g, r, np.int64(LOG_MEM_ISSUE))
-                if S.sm[M_LD_SLOT, sm] < 0:
-                    if K[K_LOG_LDST]:
-                        _log(K, S, sm, g, r, np.int64(LOG_LDST_TAKE))
-                    _ldst_start(S, P, sm, w, r)
-                else:
-                    # The unit is busy: the instruction waits in the SM's queue (_why checked room).
-                    d = K[K_LDST_QUEUE]
-                    q = sm * d + (S.sm[M_LDQ_HEAD, sm] + S.sm[M_LDQ_N, sm]) % d
-                    S.ldq[D_LDQ_SLOT, q] = w
-                    S.ldq[D_LDQ_ROW, q] = r
-                    S.sm[M_LDQ_N, sm] += 1
-                    S.w[W_W_LDQ, g] += 1
+                _ldst_take(K, S, P, sm, g, w, r)
                 if o != STORE:
                     S.w[W_W_PEND, g] += n
                     S.w[W_W_LOAD_T, g] = t
                     if K[K_DEP] == DEP_REGISTERS:
                         _pending(S, P, g, r, n)
-        elif P.space[r] == 2:
+        elif P.space[r] == SHARED:
             S.c[C_SHARED] += 1
+            if K[K_SMEM_UNIT]:
+                # It takes the LD/ST unit, or waits in its queue, as a global instruction does.
+                _ldst_take(K, S, P, sm, g, w, r)
             if o == LOAD and K[K_SMEM_LAT] > 0:
-                # Its result comes smem_latency cycles on; the warp's dependences wait for it as
-                # for a global load's (GPGPU-Sim's shared-memory pipeline, gpgpu_smem_latency).
+                # Its result comes smem_latency cycles on (after its bank accesses with the unit);
+                # the warp's dependences wait for it as for a global load's (GPGPU-Sim's
+                # shared-memory pipeline, gpgpu_smem_latency).
                 S.w[W_W_PEND, g] += 1
                 if K[K_DEP] == DEP_REGISTERS:
                     _pending(S, P, g, r, 1)
-                _event(S, t + K[K_SMEM_LAT], EV_SMEM, _hit_payload(K, g, r))
+                if not K[K_SMEM_UNIT]:
+                    _event(S, t + K[K_SMEM_LAT], EV_SMEM, _hit_payload(K, g, r))
         else:
             S.c[C_OTHER] += 1
         r += 1
@@ -2564,7 +2604,11 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             if M[M_LQ_N, sm] > 0 and _lookups(buf, K, S, h1, h2, h3, t, sm, P):
                 busy = True
                 worked = True
-            if M[M_LD_SLOT, sm] >= 0:
+            if M[M_LD_SLOT, sm] >= 0 and P.space[M[M_LD_ROW, sm]] != GLOBAL:
+                _bank_access(K, S, P, sm, t)
+                busy = True
+                worked = True
+            elif M[M_LD_SLOT, sm] >= 0:
                 row = M[M_LD_ROW, sm]
                 end = P.req_ptr[row + 1]
                 for _ in range(K[K_L1_PORTS]):
@@ -2579,12 +2623,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                     busy = True
                     worked = True
                 if M[M_LD_NEXT, sm] >= end:
-                    g = sm * K[K_SLOTS] + M[M_LD_SLOT, sm]
-                    M[M_LD_SLOT, sm] = -1
-                    M[M_WAKE, sm] = WAKE_ALL
-                    _ldst_next(K, S, P, sm)  # it sends from the next cycle, as an instruction just issued
-                    if S.w[W_W_ACTIVE, g]:
-                        _retire_if_done(K, S, g)
+                    _ldst_unit_free(K, S, P, sm)
             if M[M_SM_ELIG_DIRTY, sm] or M[M_CTL_LIMIT, sm] != M[M_SM_LIMIT_SEEN, sm]:
                 M[M_SM_LIMIT_SEEN, sm] = M[M_CTL_LIMIT, sm]
                 _eligibility(K, S.w, M, sm)
@@ -2640,7 +2679,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             _window_cycles(S, sm, t, np.int64(1))
             if not worked:
                 C[C_LOOP_SM_IDLE] += 1
-            _quiet(K, S, sm, t)
+            _quiet(K, S, P, sm, t)
         if issued_any:
             busy = True
         if t >= SC[S_SERIES_NEXT]:
@@ -2715,7 +2754,7 @@ def _prompted(S, sm):
         or S.sm[M_IC_WANT, sm] != 0
 
 
-def _quiet(K, S, sm, t):
+def _quiet(K, S, P, sm, t):
     """After ``sm``'s cycle ``t``: it is quiet from ``t + 1`` if nothing can happen to it unprompted.
 
     Quiet: all its schedulers asleep, no wake-up pending, its warp limit
@@ -2739,6 +2778,8 @@ def _quiet(K, S, sm, t):
     # The pools only shrink in an SM's turn: with room now, a failure this cycle was the SM's own.
     own = S.wt_meta[0] > 0 and S.rq_meta[0] > 0
     if S.sm[M_LD_SLOT, sm] >= 0:
+        if P.space[S.sm[M_LD_ROW, sm]] != GLOBAL:
+            return  # a shared row's bank accesses go on every cycle
         behind_full_pipeline = K[K_L1_LOOKUP] > 0 and S.sm[M_LQ_N, sm] >= K[K_LQ_SIZE]
         if not (own and (S.sm[M_LD_FAIL, sm] > 0 or behind_full_pipeline)):
             return
@@ -2864,7 +2905,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,
               _limit, _eligible,
               _eligibility, _pick, _greedy_why, _oldest_ready, _two_level, _mark_active, _blocks_possible,
-              _ldst_start, _ldst_next, _issue, _handle, _series, _unblock, _blame, _loop)
+              _ldst_start, _ldst_unit_free, _bank_access, _ldst_take, _ldst_next, _issue, _handle, _series,
+              _unblock, _blame, _loop)
 
 
 def _globals(hooked: bool) -> dict:

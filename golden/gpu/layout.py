@@ -127,7 +127,7 @@ CONFIG = (
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
     "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
-    "store_acks",
+    "store_acks", "smem_unit",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -164,6 +164,10 @@ COUNTERS = (
     # The instruction cache (icache_bytes): warps' lookups of a new line, those that missed, those
     # of them that met the line's MSHR; its reads at the L2 (kept out of the L2's data counters).
     "icache_accesses", "icache_misses", "icache_merges", "l2_inst_accesses", "l2_inst_hits",
+    # Shared-memory instructions in the LD/ST unit (smem_unit "ldst"): their bank accesses, one a
+    # cycle, and the cycles of those beyond each instruction's first (GPGPU-Sim's
+    # gpgpu_n_shmem_bank_access and gpgpu_n_shmem_bkconflict).
+    "shared_bank_accesses", "shared_bank_conflicts",
 )
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

@@ -30,7 +30,7 @@ from golden.gpu.core import (
     LOG_READY,
     step_function,
 )
-from golden.gpu.program import Program, kernel_program
+from golden.gpu.program import Program, SharedBanks, kernel_program
 from golden.gpu.state import (
     N_SERIES,
     ProgramArrays,
@@ -197,9 +197,12 @@ class TimingModel:
         """``kernel`` in the model's form for this GPU (checked to fit an SM)."""
         check_fits(self.gpu, kernel)
         l1 = self.hierarchy.gpu.l1
-        return kernel_program(kernel, self.gpu.warp_size, l1.line_size, l1.sector_size,
+        gpu = self.gpu
+        banks = SharedBanks(gpu.shared_mem_banks, gpu.warp_size // gpu.smem_warp_parts,
+                            gpu.smem_broadcast) if gpu.smem_unit == "ldst" else None
+        return kernel_program(kernel, gpu.warp_size, l1.line_size, l1.sector_size,
                               write_chunks=bool(self.k[_K["write_segment"]]),
-                              write_bytes=bool(self.k[_K["l2_byte_mask"]]))
+                              write_bytes=bool(self.k[_K["l2_byte_mask"]]), shared_banks=banks)
 
     def run_kernel(self, kernel: KernelTrace, index: int,
                    on_progress: Callable[[int, int], None] | None = None) -> KernelTiming:
@@ -226,8 +229,9 @@ class TimingModel:
         use = prog.use if registers else np.zeros(1, np.int64)
         chunks = prog.req_chunks if prog.req_chunks is not None else np.zeros(1, np.uint8)
         wbytes = prog.req_wbytes if prog.req_wbytes is not None else np.zeros((1, 1), np.uint32)
+        smem = prog.smem_cycles if prog.smem_cycles is not None else np.zeros(1, np.uint8)
         arrays = ProgramArrays(prog.op, prog.space, prog.pc, prog.gap, prog.req_ptr, prog.req_line,
-                               prog.req_sec, prog.warp_ptr, prog.tail, use, chunks, wbytes)
+                               prog.req_sec, prog.warp_ptr, prog.tail, use, chunks, wbytes, smem)
         state = self.state
         if registers:
             # Per row of this kernel: line requests outstanding, and the consumer's position.

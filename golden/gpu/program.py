@@ -15,6 +15,20 @@ Wavefronts wider than a trace warp
     When the halves have different numbers of rows the extra rows issue
     alone; a warp's tail is the larger of the two. A partial last wavefront
     of a CTA has one half.
+
+Shared-memory bank accesses
+    With a :class:`SharedBanks` rule each shared-memory row also gets the
+    cycles the LD/ST unit spends on it (``Program.smem_cycles``): GPGPU-Sim's
+    bank-conflict count (``warp_inst_t::generate_mem_accesses``). A lane's
+    4-byte word ``addr // 4`` lies in bank ``word % banks``; the warp is cut
+    into parts of ``part`` lanes (``gpgpu_shmem_warp_parts``) that take turns;
+    a part takes as many cycles as its busiest bank has accesses: distinct
+    words when every bank may broadcast (``broadcast = "all"``), or lanes when
+    one word of the part may be broadcast (``"one"``,
+    ``gpgpu_shmem_limited_broadcast``: the first repeated word in bank and
+    then word order counts once). Only a lane's address counts, not its
+    width, as in GPGPU-Sim. A row takes at least one cycle. A wavefront's
+    row takes the sum of its halves' (a part never spans two halves).
 """
 
 from __future__ import annotations
@@ -26,15 +40,37 @@ import numba as nb
 import numpy as np
 
 from golden.trace.coalesce import _core_args, _count, _write
-from golden.trace.model import WARP_SIZE, KernelTrace, Op, Space
+from golden.trace.model import WARP_SIZE, KernelTrace, Op, Space, lane_addresses
 
-__all__ = ["Program", "kernel_program", "keep_programs"]
+__all__ = ["Program", "SharedBanks", "kernel_program", "keep_programs"]
 
 #: Kernels whose programs are kept (:func:`keep_programs`), each with its programs by
 #: ``(warp_size, line_size, sector_size, write_chunks, write_bytes)``; an entry goes with its kernel.
 _KEPT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: Bytes of the chunks a store's request is sized by (GPGPU-Sim's coalescer: 32-byte chunks).
 CHUNK_BYTES = 32
+#: Bytes of a shared-memory bank's word (GPGPU-Sim's ``WORD_SIZE``).
+BANK_WORD_BYTES = 4
+
+
+@dataclass(frozen=True)
+class SharedBanks:
+    """How shared-memory rows are cut into bank accesses (module docstring).
+
+    Members
+    -------
+    banks : int
+        Banks of 4-byte words (``gpgpu_shmem_num_banks``).
+    part : int
+        Lanes checked together, at most 32 (``warp_size // gpgpu_shmem_warp_parts``).
+    broadcast : str
+        ``"all"``: every bank serves any number of lanes reading one word in one access;
+        ``"one"``: only the first such word of a part does.
+    """
+
+    banks: int
+    part: int
+    broadcast: str = "all"
 
 
 def keep_programs(kernels) -> None:
@@ -82,6 +118,10 @@ class Program:
     use : numpy.ndarray or None
         ``int64`` per row: the trace's consumer distance (``KernelTrace.consumers``),
         or None when the trace carries no registers.
+    smem_cycles : numpy.ndarray or None
+        With a :class:`SharedBanks` rule: ``uint8`` per row, the LD/ST unit's cycles for a shared-
+        memory row (its bank accesses, at least 1; module docstring), 0 for other rows; None
+        otherwise.
     """
 
     op: np.ndarray
@@ -101,6 +141,7 @@ class Program:
     use: np.ndarray | None = None
     req_chunks: np.ndarray | None = None
     req_wbytes: np.ndarray | None = None
+    smem_cycles: np.ndarray | None = None
 
     @property
     def n_warps(self) -> int:
@@ -183,13 +224,95 @@ def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes):
                 break
 
 
+#: Shared-memory rows whose lanes are expanded at once (32 addresses each).
+_BANK_CHUNK = 1 << 16
+
+
+def _bank_cycles(kernel: KernelTrace, rule: SharedBanks) -> np.ndarray:
+    """Per row of ``kernel``: the LD/ST unit's cycles for a shared-memory row under ``rule``, 0 for
+    other rows (``uint8``; module docstring)."""
+    it = kernel.insts
+    out = np.zeros(len(it), np.uint8)
+    rows = np.flatnonzero((it["space"] == Space.SHARED) & (it["op"] != Op.BARRIER))
+    for lo in range(0, len(rows), _BANK_CHUNK):
+        chunk = rows[lo:lo + _BANK_CHUNK]
+        out[chunk] = _part_cycles(lane_addresses(kernel, chunk), it["mask"][chunk], rule.banks,
+                                  rule.part, rule.broadcast == "one")
+    return out
+
+
 @nb.njit(cache=True, nogil=True)
-def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, n_ctas, wpc32, wpc):
+def _part_cycles(addr, mask, banks, part, limited):
+    """GPGPU-Sim's bank accesses of each row of lane addresses ``addr`` (``uint64[n, 32]``, lanes
+    active in ``mask``), parts of ``part`` lanes taking turns (module docstring)."""
+    n = addr.shape[0]
+    out = np.empty(n, np.uint8)
+    bank = np.empty(WARP_SIZE, np.int64)
+    word = np.empty(WARP_SIZE, np.int64)
+    for i in range(n):
+        total = 0
+        for p0 in range(0, WARP_SIZE, part):
+            m = 0
+            for lane in range(p0, p0 + part):
+                if (mask[i] >> lane) & 1:
+                    word[m] = np.int64(addr[i, lane] // BANK_WORD_BYTES)
+                    bank[m] = word[m] % banks
+                    m += 1
+            # The broadcast word of a limited part: the first repeated one in (bank, word) order.
+            bb = np.int64(-1)
+            bw = np.int64(-1)
+            if limited:
+                for a in range(m):
+                    for b in range(a + 1, m):
+                        if word[b] == word[a] and (bb < 0 or bank[a] < bb or bank[a] == bb and word[a] < bw):
+                            bb = bank[a]
+                            bw = word[a]
+            most = 0
+            for a in range(m):
+                first = True
+                for b in range(a):
+                    if bank[b] == bank[a]:
+                        first = False
+                        break
+                if not first:
+                    continue  # the bank was counted at its first lane
+                count = 0
+                for b in range(a, m):
+                    if bank[b] != bank[a]:
+                        continue
+                    if limited:
+                        # Every lane but the broadcast word's repeats.
+                        repeat = False
+                        if word[b] == bw:
+                            for e in range(a, b):
+                                if word[e] == bw:
+                                    repeat = True
+                                    break
+                        if not repeat:
+                            count += 1
+                    else:
+                        # Distinct words.
+                        seen = False
+                        for e in range(a, b):
+                            if word[e] == word[b]:
+                                seen = True
+                                break
+                        if not seen:
+                            count += 1
+                most = max(most, count)
+            total += most
+        out[i] = max(1, total)
+    return out
+
+
+@nb.njit(cache=True, nogil=True)
+def _pair(op, space, pc, gap, use, smem, ptr, line, sec, chunks, wbytes, wptr, tail, n_ctas, wpc32, wpc):
     """Merge trace warps ``2j`` and ``2j + 1`` of every CTA into wavefronts (module docstring).
 
-    A wavefront row's consumer distance is the nearer of its halves' (``use``); the halves'
-    chunk masks (``chunks``, one entry when there are none) and chunk byte masks (``wbytes``, one
-    row when there are none) are OR-ed as their sector masks.
+    A wavefront row's consumer distance is the nearer of its halves' (``use``); its shared-memory
+    cycles the sum of theirs (``smem``); the halves' chunk masks (``chunks``, one entry when there
+    are none) and chunk byte masks (``wbytes``, one row when there are none) are OR-ed as their
+    sector masks.
     """
     with_chunks = len(chunks) == len(sec)
     with_bytes = wbytes.shape[0] == len(sec)
@@ -210,6 +333,7 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, n
     o_pc = np.empty(n_rows, np.uint32)
     o_gap = np.empty(n_rows, np.uint32)
     o_use = np.empty(n_rows, np.int64)
+    o_smem = np.zeros(n_rows, np.uint8)
     o_ptr = np.empty(n_rows + 1, np.int64)
     o_line = np.empty(n_req, np.int64)
     o_sec = np.empty(n_req, np.uint8)
@@ -247,6 +371,9 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, n
                     if i >= 0 and use[i] > 0 and (u < 0 or use[i] < u):
                         u = use[i]
                 o_use[r] = u
+                for i in (ia, ib):
+                    if i >= 0 and space[i] == space[first]:
+                        o_smem[r] += smem[i]
                 o_ptr[r] = q
                 for i in (ia, ib):
                     if i < 0:
@@ -275,13 +402,14 @@ def _pair(op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, n
                 k += 1
     o_ptr[r] = q
     o_wptr[n_hw] = r
-    return (o_op, o_space, o_pc, o_gap, o_use, o_ptr, o_line[:q], o_sec[:q],
+    return (o_op, o_space, o_pc, o_gap, o_use, o_smem, o_ptr, o_line[:q], o_sec[:q],
             o_chunks[:q] if with_chunks else o_chunks, o_wbytes[:q] if with_bytes else o_wbytes,
             o_wptr, o_tail)
 
 
 def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
-                   write_chunks: bool = False, write_bytes: bool = False) -> Program:
+                   write_chunks: bool = False, write_bytes: bool = False,
+                   shared_banks: SharedBanks | None = None) -> Program:
     """The timing model's form of ``kernel`` on a GPU with ``warp_size``-thread warps.
 
     Parameters
@@ -297,26 +425,30 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
     write_bytes : bool
         Also note the bytes each store request writes (``Program.req_wbytes``); ``line_size``
         must then be a multiple of 32.
+    shared_banks : SharedBanks, optional
+        Also give each shared-memory row its bank accesses (``Program.smem_cycles``).
 
     Returns
     -------
     Program
     """
     kept = _KEPT.get(kernel)
-    key = (warp_size, line_size, sector_size, write_chunks, write_bytes)
+    key = (warp_size, line_size, sector_size, write_chunks, write_bytes, shared_banks)
     if kept is not None and key in kept:
         return kept[key]
     if write_bytes and line_size % CHUNK_BYTES:
         raise ValueError(f"write_bytes: needs lines of whole {CHUNK_BYTES}-byte chunks, "
                          f"not {line_size} bytes")
-    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks, write_bytes)
+    if shared_banks is not None and not (0 < shared_banks.part <= WARP_SIZE and shared_banks.banks > 0):
+        raise ValueError(f"shared_banks: needs banks and parts of 1 .. {WARP_SIZE} lanes, not {shared_banks}")
+    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks, write_bytes, shared_banks)
     if kept is not None:
         kept[key] = prog
     return prog
 
 
 def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
-           write_chunks: bool, write_bytes: bool) -> Program:
+           write_chunks: bool, write_bytes: bool, shared_banks: SharedBanks | None) -> Program:
     """:func:`kernel_program` without the kept programs."""
     it = kernel.insts
     ptr, line, sec = _requests(kernel, line_size, sector_size)
@@ -328,6 +460,7 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
     pc = np.ascontiguousarray(it["pc"], np.uint32)
     gap = np.ascontiguousarray(it["gap"], np.uint32)
     use = kernel.consumers if kernel.consumers is not None else np.full(len(it), -1, np.int64)
+    smem = _bank_cycles(kernel, shared_banks) if shared_banks is not None else np.zeros(len(it), np.uint8)
     wptr = kernel.warp_ptr.astype(np.int64)
     tail = kernel.tail.astype(np.int64)
     tpc = kernel.threads_per_cta
@@ -335,8 +468,9 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
     group = warp_size // WARP_SIZE
     if group == 2:
         wpc = -(-tpc // warp_size)
-        op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail = _pair(
-            op, space, pc, gap, use, ptr, line, sec, chunks, wbytes, wptr, tail, kernel.n_ctas, wpc32, wpc)
+        op, space, pc, gap, use, smem, ptr, line, sec, chunks, wbytes, wptr, tail = _pair(
+            op, space, pc, gap, use, smem, ptr, line, sec, chunks, wbytes, wptr, tail, kernel.n_ctas, wpc32,
+            wpc)
     else:
         wpc = wpc32
     return Program(op=op, space=space, pc=pc, gap=gap, req_ptr=ptr, req_line=line, req_sec=sec,
@@ -345,4 +479,5 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
                    regs_per_thread=int(kernel.regs_per_thread),
                    use=use if kernel.consumers is not None else None,
                    req_chunks=chunks if write_chunks else None,
-                   req_wbytes=wbytes if write_bytes else None)
+                   req_wbytes=wbytes if write_bytes else None,
+                   smem_cycles=smem if shared_banks is not None else None)

@@ -78,6 +78,10 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "icache": {"accesses": c["icache_accesses"], "misses": c["icache_misses"],
                    "merges": c["icache_merges"], "l2_accesses": c["l2_inst_accesses"],
                    "l2_hits": c["l2_inst_hits"]},
+        # Shared-memory instructions, and with smem_unit "ldst" their bank accesses in the LD/ST unit
+        # and the cycles of those beyond each instruction's first (GPGPU-Sim's gpgpu_n_shmem_bkconflict).
+        "shared": {"instructions": c["shared_instructions"], "bank_accesses": c["shared_bank_accesses"],
+                   "bank_conflicts": c["shared_bank_conflicts"]},
         "smem_cache": {"accesses": c["smem_cache_accesses"], "hits": c["smem_cache_hits"],
                        "hit_rate": round(_ratio(c["smem_cache_hits"], c["smem_cache_accesses"]), 4),
                        "migrations": c["smem_cache_migrations"], "evictions": c["smem_cache_evictions"]},

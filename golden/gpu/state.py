@@ -32,7 +32,8 @@ _S = layout.index(layout.SCALARS)
 
 #: The kernel's arrays as the compiled loop reads them.
 ProgramArrays = namedtuple("ProgramArrays", ("op", "space", "pc", "gap", "req_ptr", "req_line", "req_sec",
-                                             "warp_ptr", "tail", "use", "req_chunks", "req_wbytes"))
+                                             "warp_ptr", "tail", "use", "req_chunks", "req_wbytes",
+                                             "smem_cycles"))
 
 #: All arrays and sizes of the model's state: the tables of :data:`golden.gpu.layout.TABLES`
 #: (``int64[fields, entries]``), then the queues, maps, counters and outputs. ``rpend`` and
@@ -216,7 +217,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l2_byte_mask": l2_byte_mask(gpu), "smem_latency": gpu.smem_latency,
         "log_capacity": log_capacity, "log_ldst": int(log_ldst),
         "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
-        "store_acks": gpu.store_acks == "l2",
+        "store_acks": gpu.store_acks == "l2", "smem_unit": gpu.smem_unit == "ldst",
     }
     address_map = parse_dram_address_map(gpu.dram_address_map)
     values["dram_chip_bit"] = -1 if address_map is None else address_map.chip_bit
