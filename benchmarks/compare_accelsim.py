@@ -291,6 +291,10 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
             sched := _option(text, "gpgpu_dram_scheduler")) is not None else None,
         "dram_queue": int(queue) if (queue := _option(text, "gpgpu_frfcfs_dram_sched_queue_size")) else None,
         "dram_address_map": _option(text, "gpgpu_mem_addr_mapping"),
+        # Bytes a channel moves per DRAM cycle: bus width x chips x words per command cycle.
+        "dram_bus_bytes": int(_option(text, "gpgpu_dram_buswidth") or 4)
+        * int(_option(text, "gpgpu_n_mem_per_ctrlr") or 1)
+        * int(_option(text, "dram_data_command_freq_ratio") or 2),
     }
     if icnt is not None:
         theirs.update(icnt_fields(icnt))

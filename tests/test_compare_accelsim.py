@@ -33,6 +33,9 @@ KIM20_TEXT = """\
 -gpgpu_operand_collector_num_units_mem 8
 -gpgpu_dram_scheduler 1
 -gpgpu_frfcfs_dram_sched_queue_size 64
+-gpgpu_n_mem_per_ctrlr 1
+-gpgpu_dram_buswidth 4
+-dram_data_command_freq_ratio 4
 -gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS
 """
 
@@ -88,7 +91,8 @@ def test_a_build_without_the_streaming_mshr_override_is_reported(tmp_path):
     ("gpgpu_pipeline_widths", "2,1,0,2,2,2,1,0,2,1,5", "ldst_queue"),
     ("gpgpu_shmem_num_banks", "16", "shared_mem_banks"),
     ("gpgpu_shmem_limited_broadcast", "1", "smem_broadcast"),
-    ("gpgpu_shmem_warp_parts", "2", "smem_warp_parts")])
+    ("gpgpu_shmem_warp_parts", "2", "smem_warp_parts"),
+    ("gpgpu_n_mem_per_ctrlr", "2", "dram_bus_bytes")])
 def test_a_changed_machine_is_reported(option, value, field):
     lines = cmp.machine_differences(cmp._set_option(KIM20_TEXT, option, value), preset("kim20"))
     assert any(line.startswith(f"{field}:") for line in lines)
@@ -185,10 +189,12 @@ def test_the_dram_scheduler_and_decoder_are_compared():
     assert cmp.machine_differences(KIM20_TEXT, fifo) == [
         "dram_scheduler: gpucache 'fcfs', Accel-Sim 'frfcfs'", "dram_queue: gpucache 16, Accel-Sim 64",
         f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}"]
-    # A config that names no scheduler or queue size is not compared on them.
+    # A config that names no scheduler or queue size is not compared on them; its bus is GPGPU-Sim's
+    # default, 4 bytes at double data rate.
     bare = "\n".join(line for line in KIM20_TEXT.splitlines() if "dram_" not in line)
     assert cmp.machine_differences(bare, fifo) == [
-        f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}"]
+        f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}",
+        "dram_bus_bytes: gpucache 16, Accel-Sim 8"]
 
 
 def test_accelsim_row_hits_sum_the_last_channel_reports():

@@ -18,7 +18,7 @@ from golden.configs.dram_address import parse_dram_address_map
 from golden.configs.presets import preset
 from golden.gpu import core
 from golden.gpu.run import simulate_timed
-from golden.gpu.state import config_vector, row
+from golden.gpu.state import config_vector, new_state, row
 from golden.trace.builder import KernelBuilder
 from golden.workloads import registry
 from tests.test_timing import LINE, gpu, run
@@ -135,3 +135,60 @@ def test_a_full_dram_queue_refuses_misses_and_its_pool_never_runs_dry(changes):
     assert t["l2"]["reservation_fails_dram"] > 0
     assert t["l2"]["reservation_fails"] >= t["l2"]["reservation_fails_dram"]
     assert t["dram"]["reads"] > 0
+
+
+# -- the channel's column commands and its clock (GPGPU-Sim's CCDc, CCDLc, RTWc, WTRc) --------
+
+
+def dram_state(**changes):
+    """Configuration vector and fresh state of one channel of 16 banks in 4 high-bit groups."""
+    g = gpu(**(dict(dram_channels=1, dram_banks=16, dram_t_cl=10, dram_t_rcd=10, dram_t_rp=10, dram_t_ras=20,
+                    dram_bus_bytes=32, dram_atom_bytes=64, dram_t_ccd=2, dram_t_ccdl=3, dram_bank_groups=4,
+                    dram_t_wtr=11, dram_t_rtw=12) | changes))
+    k = config_vector(g)
+    return k, new_state(k, 64, 64)
+
+
+def test_column_commands_keep_gpgpusims_spacing():
+    # Every bank closed: activation at 0, column command at 10 at the earliest, data tCL = 10 later.
+    k, s = dram_state()
+    access = lambda bank, nbytes, write: core._dram_access(k, s, 0, 0, bank, 0, nbytes, write)  # noqa: E731
+    # A read of 128 bytes: 2 atoms, 4 cycles of data from 20. Its atoms' commands at 10 and 12.
+    assert access(0, 128, False) == 24
+    # A read in another group: its command 2 (tCCD) after 12, at 14; the data waits for the bus.
+    assert access(4, 128, False) == 28
+    # A write of 32 bytes after the reads: tRTW (12) after the last read command (16), at 28; it
+    # moves a whole 64-byte atom (2 cycles of data from 38).
+    assert access(8, 32, True) == 40
+    # A read in the write's group: tWTR (11) after the write's command, at 39; data 49 to 53.
+    assert access(9, 128, False) == 53
+    # Another read in that group: tCCDL (3) after the last command (41), at 44; data from 54.
+    assert access(10, 128, False) == 58
+    assert s.c[core.C_DRAM_READS] == 4 and s.c[core.C_DRAM_WRITES] == 1
+
+
+def test_without_the_spacing_commands_wait_only_for_their_bank_and_the_bus():
+    k, s = dram_state(dram_atom_bytes=0, dram_t_ccd=0, dram_t_ccdl=0, dram_bank_groups=1, dram_t_wtr=0,
+                      dram_t_rtw=0)
+    access = lambda bank, nbytes, write: core._dram_access(k, s, 0, 0, bank, 0, nbytes, write)  # noqa: E731
+    assert [access(0, 128, False), access(4, 128, False), access(8, 32, True), access(9, 128, False)] == \
+        [24, 28, 29, 33]  # the bus alone: 4, 4, 1 and 4 cycles of data from 20
+
+
+def test_dram_cycles_of_another_clock_are_not_rounded():
+    # 700 MHz cores, 924 MHz DRAM (the GTX 480): tCL 12 is 9.091 core cycles, a 64-byte atom at
+    # 32 bytes a DRAM cycle 1.515. Two row-hit reads of one atom: data through at 9.091 + 1.515 and
+    # then 1.515 later on the bus, 12.12 cycles: 13, where whole core cycles would give 10 + 2 + 2.
+    k, s = dram_state(core_clock_mhz=700.0, dram_clock_mhz=924.0, dram_t_ccd=0, dram_t_ccdl=0,
+                      dram_t_rtw=0, dram_t_wtr=0, dram_t_cl=12)
+    s.bank[row("bank", "d_open"), 0] = 0  # row 0 open in bank 0
+    s.bank[row("bank", "d_open"), 1] = 0
+    assert core._dram_access(k, s, 0, 0, 0, 0, 64, False) == 11  # 10.606 -> 11
+    assert core._dram_access(k, s, 0, 0, 1, 0, 64, False) == 13  # 12.121 -> 13
+
+
+def test_bank_groups_must_divide_the_banks():
+    with pytest.raises(ValueError, match="dram_bank_groups"):
+        gpu(dram_banks=16, dram_bank_groups=3)
+    with pytest.raises(ValueError, match="dram_bank_group_index"):
+        gpu(dram_bank_group_index="middle")

@@ -179,7 +179,8 @@ _KIM20 = GPUConfig(
     dram_channels=12,
     dram_banks=16,
     dram_t_cl=16, dram_t_rcd=16, dram_t_rp=16, dram_t_ras=37,
-    # 4-byte bus, quad data rate per command clock.
+    # "-gpgpu_n_mem_per_ctrlr 1 -gpgpu_dram_buswidth 4 -dram_data_command_freq_ratio 4": 4-byte bus,
+    # quad data rate per command clock.
     dram_bus_bytes=16,
     dram_latency=100,
     # "-gpgpu_dram_scheduler 1 -gpgpu_frfcfs_dram_sched_queue_size 64" and the config's decoder.
@@ -277,8 +278,11 @@ _CIAO18 = GPUConfig(
     dram_banks=16,
     # Table I: tCL=12, tRCD=12, tRAS=28; GTX480's "RP=12"; clocks 700 (core) : 924 (DRAM).
     dram_t_cl=12, dram_t_rcd=12, dram_t_rp=12, dram_t_ras=28,
-    # 2 chips x 4-byte bus, double data rate.
-    dram_bus_bytes=16,
+    # GTX480's "-gpgpu_n_mem_per_ctrlr 2 -gpgpu_dram_buswidth 4 -dram_data_command_freq_ratio 4"
+    # (GDDR5 moves 4 words a command cycle): 2 chips x 4 bytes x 4 = 32 bytes a DRAM cycle, the
+    # GTX 480's 177 GB/s over 6 channels at 924 MHz. Until 2026-12-06 (session 72): 16, read as
+    # double data rate (docs/validation.md, "The DRAM's clock and the GTX 480's bus").
+    dram_bus_bytes=32,
     dram_latency=100,
     # GTX480 "-gpgpu_dram_scheduler 1 -gpgpu_frfcfs_dram_sched_queue_size 16" and its decoder.
     dram_scheduler="frfcfs", dram_queue=16,

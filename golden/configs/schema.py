@@ -38,6 +38,7 @@ __all__ = [
     "SMEM_CACHE_INDEXES",
     "SMEM_UNITS",
     "SMEM_BROADCASTS",
+    "DRAM_BANK_GROUP_INDEXES",
     "CACHE_LIMITS",
     "GPU_LIMITS",
     "MAX_TRACKED_LINES",
@@ -96,6 +97,9 @@ SMEM_UNITS = ("ldst", "none")
 #: (GPUConfig.smem_broadcast): those of every word (``gpgpu_shmem_limited_broadcast 0``) or of one
 #: word a warp part (``1``).
 SMEM_BROADCASTS = ("all", "one")
+#: Which bits of a DRAM bank's number give its bank group (GPUConfig.dram_bank_group_index): the
+#: high ones (GPGPU-Sim's ``dram_bnkgrp_indexing_policy 0``) or the low ones (``1``).
+DRAM_BANK_GROUP_INDEXES = ("high", "low")
 
 
 #: Inclusive (low, high) of each integer field of a cache level.
@@ -119,6 +123,8 @@ GPU_LIMITS = {
     "dram_channels": (0, 1024), "dram_banks": (1, 1024), "dram_row_bytes": (1, 1 << 20),
     "dram_t_cl": (0, 1 << 12), "dram_t_rcd": (0, 1 << 12), "dram_t_rp": (0, 1 << 12),
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
+    "dram_t_ccd": (0, 1 << 12), "dram_t_ccdl": (0, 1 << 12), "dram_t_wtr": (0, 1 << 12),
+    "dram_t_rtw": (0, 1 << 12), "dram_atom_bytes": (0, 1 << 12), "dram_bank_groups": (1, 1024),
     "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16), "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
     "smem_latency": (0, 1 << 12), "smem_warp_parts": (1, 64),
@@ -527,7 +533,19 @@ class GPUConfig:
         CAS latency, activate-to-read, precharge and activate-to-precharge, in DRAM
         cycles (converted with ``dram_clock_mhz / core_clock_mhz`` when both are given).
     dram_bus_bytes : int
-        Bytes a channel transfers per DRAM cycle (0: no bandwidth limit).
+        Bytes a channel transfers per DRAM cycle (0: no bandwidth limit): GPGPU-Sim's
+        ``gpgpu_dram_buswidth x gpgpu_n_mem_per_ctrlr x dram_data_command_freq_ratio``.
+    dram_atom_bytes : int
+        The smallest transfer: an access moves a whole number of them (GPGPU-Sim's
+        ``dram_atom_size``, burst length x bus width x chips); 0 for any number of bytes.
+    dram_t_ccd, dram_t_ccdl, dram_t_rtw, dram_t_wtr : int
+        Timing model: DRAM cycles between a channel's column commands: any two (``tCCD``), two
+        in one bank group (``tCCDL``), a read's and a write's (GPGPU-Sim's ``tRTW = CL + BL /
+        ratio + 2 - WL``), a write's and a read's (``tWTR = WL + BL / ratio + tCDLR``); 0 for
+        no spacing (``docs/timing.md``, "DRAM").
+    dram_bank_groups, dram_bank_group_index : int, str
+        Bank groups of a channel, a power of 2 dividing ``dram_banks``, and whether a bank's
+        group is the ``"high"`` or ``"low"`` bits of its number (:data:`DRAM_BANK_GROUP_INDEXES`).
     dram_latency : int
         Fixed core cycles added to every DRAM access (controller and PHY pipeline,
         GPGPU-Sim's ``dram_latency``): after the access under ``fcfs``, before the
@@ -600,6 +618,13 @@ class GPUConfig:
     dram_t_rcd: int = 12
     dram_t_rp: int = 12
     dram_t_ras: int = 28
+    dram_t_ccd: int = 0
+    dram_t_ccdl: int = 0
+    dram_t_wtr: int = 0
+    dram_t_rtw: int = 0
+    dram_atom_bytes: int = 0
+    dram_bank_groups: int = 1
+    dram_bank_group_index: str = "high"
     dram_bus_bytes: int = 16
     dram_latency: int = 100
     dram_scheduler: str = "fcfs"
@@ -617,7 +642,7 @@ class GPUConfig:
                            "issue_order",
                            "icnt_response_order", "icnt_input_queues", "store_acks", "dram_scheduler",
                            "dram_address_map",
-                           "smem_cache_index", "smem_unit", "smem_broadcast"))
+                           "smem_cache_index", "smem_unit", "smem_broadcast", "dram_bank_group_index"))
         _check_ints(self, GPU_LIMITS)
         if self.warp_size not in (32, 64):
             # Traces hold 32-thread warps; the timing model issues a 64-wide wavefront as two of them.
@@ -632,7 +657,8 @@ class GPUConfig:
                               ("icnt_input_queues", ICNT_INPUT_QUEUES), ("store_acks", STORE_ACKS),
                               ("dram_scheduler", DRAM_SCHEDULERS),
                               ("smem_cache_index", SMEM_CACHE_INDEXES), ("smem_unit", SMEM_UNITS),
-                              ("smem_broadcast", SMEM_BROADCASTS)):
+                              ("smem_broadcast", SMEM_BROADCASTS),
+                              ("dram_bank_group_index", DRAM_BANK_GROUP_INDEXES)):
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: must be one of {', '.join(choices)}, not {getattr(self, name)!r}")
         if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":
@@ -647,6 +673,11 @@ class GPUConfig:
             # A part's lanes lie in one 32-thread trace warp: a wavefront's halves are checked apart.
             raise ValueError(f"smem_warp_parts: must cut the {self.warp_size}-thread warp into parts of at "
                              f"most 32 lanes, not {self.smem_warp_parts}")
+        if self.dram_bank_groups > 1 and (self.dram_banks % self.dram_bank_groups
+                                          or self.dram_bank_groups & (self.dram_bank_groups - 1)
+                                          or self.dram_banks & (self.dram_banks - 1)):
+            raise ValueError(f"dram_bank_groups: must be a power of 2 dividing the {self.dram_banks} banks "
+                             f"(a power of 2), not {self.dram_bank_groups}")
         if self.n_sm % self.sms_per_cluster:
             raise ValueError(f"sms_per_cluster: must divide n_sm ({self.n_sm}), not {self.sms_per_cluster}")
         if self.icache_bytes and self.icache_bytes % (self.icache_assoc * self.l1.line_size):

@@ -115,7 +115,8 @@ __all__ = ["step_function", "shared_functions"]
  K_DRAM_ROW_MASK, K_DQ_PER_CH, K_DQ_RESERVE, K_ICNT_GAP, K_L1_RATE, K_LOG_LDST,
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
- K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT) = range(len(layout.CONFIG))
+ K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
+ K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -161,7 +162,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  P_H_BUSY,) = range(10)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
 (B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
-(H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE,) = range(6)
+(H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE, H_D_COL, H_D_DIR, H_D_GRP,) = range(9)
 (DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(8)
 (PT_HEAD, PT_TAIL,) = range(2)
 (X_X_TAG, X_X_OWNER,) = range(2)
@@ -170,9 +171,12 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 10, 19, 4, 10, 9, 4, 6, 8, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 10, 19, 4, 10, 9, 4, 9, 8, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
+# DRAM times are kept in ticks of a core cycle (_dram_access): a DRAM cycle of another clock is
+# not rounded to whole core cycles.
+DRAM_TICKS = np.int64(layout.DRAM_TICKS)
 # Status of a call: still running, kernel finished, deadlock.
 RUNNING, FINISHED, DEADLOCK = 0, 1, 2
 LOAD, STORE, ATOMIC, BARRIER = int(Op.LOAD), int(Op.STORE), int(Op.ATOMIC), int(Op.BARRIER)
@@ -415,34 +419,56 @@ def _dram_place(K, part, line2):
 
 
 def _dram_access(K, S, start, ch, bank, row, nbytes, is_write):
-    """An access of ``nbytes`` to ``row`` of ``bank`` in channel ``ch`` begins at ``start``: the
-    cycle its data is through.
+    """An access of ``nbytes`` to ``row`` of ``bank`` in channel ``ch`` begins at cycle ``start``:
+    the cycle its data is through.
 
     Banks keep their open row (open-page policy); a row hit costs tCL, a
     closed bank tRCD + tCL, a row conflict tRP + tRCD + tCL with the
     precharge no earlier than tRAS after the activation; the channel's data
-    bus serialises the transfers.
+    bus serialises the transfers, each a whole number of ``dram_atom_bytes``
+    atoms. The channel's column commands keep GPGPU-Sim's spacing: ``t_ccd``
+    apart, ``t_ccdl`` within a bank group, ``t_rtw`` from a read's to a
+    write's and ``t_wtr`` from a write's to a read's. Times inside are ticks,
+    ``DRAM_TICKS`` a core cycle, so that DRAM cycles in another clock keep
+    their length (``docs/timing.md``, "DRAM").
     """
     i = ch * K[K_BANKS] + bank
-    start = max(start, S.bank[B_D_READY, i])
+    begin = max(start * DRAM_TICKS, S.bank[B_D_READY, i])
     if S.bank[B_D_OPEN, i] == row:
-        cas = start
+        cas = begin
         S.c[C_DRAM_ROW_HITS] += 1
     else:
-        act = start
+        act = begin
         if S.bank[B_D_OPEN, i] >= 0:
-            act = max(start, S.bank[B_D_ACT, i] + K[K_T_RAS]) + K[K_T_RP]
+            act = max(begin, S.bank[B_D_ACT, i] + K[K_T_RAS]) + K[K_T_RP]
         S.bank[B_D_ACT, i] = act
         S.bank[B_D_OPEN, i] = row
         cas = act + K[K_T_RCD]
+    group = (bank >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK]
+    if S.ch[H_D_DIR, ch] >= 0:
+        if S.ch[H_D_DIR, ch] != is_write:
+            gap = K[K_T_WTR] if S.ch[H_D_DIR, ch] else K[K_T_RTW]
+        else:
+            gap = K[K_T_CCD]
+            if group == S.ch[H_D_GRP, ch]:
+                gap = max(gap, K[K_T_CCDL])
+        if gap > 0:
+            cas = max(cas, S.ch[H_D_COL, ch] + gap)
+    atom = K[K_DRAM_ATOM]
+    if atom > 0:
+        nbytes = (nbytes + atom - 1) // atom * atom
     burst = np.int64(0)
     if K[K_DRAM_BPC100] > 0:
-        burst = max(np.int64(1), (nbytes * 100 + K[K_DRAM_BPC100] - 1) // K[K_DRAM_BPC100])
+        burst = (nbytes * 100 * DRAM_TICKS + K[K_DRAM_BPC100] - 1) // K[K_DRAM_BPC100]
     data = max(cas + K[K_T_CL], S.ch[H_D_BUS, ch])
     S.ch[H_D_BUS, ch] = data + burst
-    S.bank[B_D_READY, i] = cas + max(burst, np.int64(1))
+    # The request's last column command (its atoms' commands t_ccd apart, the data behind each).
+    S.ch[H_D_COL, ch] = data - K[K_T_CL] + max(np.int64(0), burst - K[K_T_CCD])
+    S.ch[H_D_DIR, ch] = is_write
+    S.ch[H_D_GRP, ch] = group
+    S.bank[B_D_READY, i] = cas + max(burst, DRAM_TICKS)
     S.c[C_DRAM_WRITES if is_write else C_DRAM_READS] += 1
-    return data + burst
+    return (data + burst + DRAM_TICKS - 1) // DRAM_TICKS
 
 
 def _dram(K, S, t, part, line2, nbytes, is_write, e):
@@ -507,7 +533,7 @@ def _dram_schedule(K, S, t, ch):
     seen = 0
     while x >= 0 and seen < w:
         i = base + S.dq[DQ_BANK, x]
-        if S.bank[B_D_READY, i] <= t:
+        if S.bank[B_D_READY, i] <= t * DRAM_TICKS:
             p = S.bank[B_D_PICK, i]
             if p < 0:
                 S.bank[B_D_PICK, i] = x
@@ -546,7 +572,8 @@ def _dram_schedule(K, S, t, ch):
     x = S.ch[H_DQ_HEAD, ch]
     seen = 0
     while x >= 0 and seen < w:
-        wake = min(wake, max(S.bank[B_D_READY, base + S.dq[DQ_BANK, x]], t + 1))
+        ready = (S.bank[B_D_READY, base + S.dq[DQ_BANK, x]] + DRAM_TICKS - 1) // DRAM_TICKS
+        wake = min(wake, max(ready, t + 1))
         x = S.dq[DQ_NEXT, x]
         seen += 1
     if wake < NEVER and (S.ch[H_DQ_WAKE, ch] <= t or wake < S.ch[H_DQ_WAKE, ch]):

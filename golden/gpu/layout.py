@@ -83,7 +83,7 @@ TABLES = {
         'd_open', 'd_ready', 'd_act', 'd_pick'
     ),
     'ch': (
-        'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake'
+        'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake', 'd_col', 'd_dir', 'd_grp'
     ),
     'dq': (
         'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free'
@@ -127,7 +127,8 @@ CONFIG = (
     "dq_reserve", "icnt_packet_gap", "l1_response_rate", "log_ldst", "icnt_response_rr", "icnt_input_fifo",
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
     "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
-    "store_acks", "smem_unit",
+    "store_acks", "smem_unit", "t_ccd", "t_ccdl", "t_wtr", "t_rtw", "dram_atom_bytes", "dram_group_shift",
+    "dram_group_mask",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -182,6 +183,9 @@ SCALARS = (
     # cta_issue "rotating": the cluster that last started a CTA (kept from kernel to kernel).
     "cta_last",
 )
+
+#: Ticks of a core cycle in which the DRAM's times are kept (``golden.gpu.core._dram_access``).
+DRAM_TICKS = 1000
 
 #: Scheduler policy codes.
 SCHEDULER_CODES = {"lrr": 0, "gto": 1, "oldest": 2, "two-level": 3}

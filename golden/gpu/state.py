@@ -10,7 +10,6 @@ of a run; :func:`start_kernel` resets the per-kernel part.
 
 from __future__ import annotations
 
-import math
 from collections import namedtuple
 
 import numpy as np
@@ -70,11 +69,12 @@ def series_columns() -> tuple[str, ...]:
 N_SERIES = len(series_columns())
 
 
-def _cycles(value: int, gpu: GPUConfig) -> int:
-    """DRAM cycles to core cycles (rounded up) when both clocks are known."""
+def _ticks(value: int, gpu: GPUConfig) -> int:
+    """DRAM cycles to ticks of a core cycle (``layout.DRAM_TICKS`` each; rounded to the nearest)
+    when both clocks are known; a DRAM cycle is a core cycle otherwise."""
     if gpu.core_clock_mhz and gpu.dram_clock_mhz:
-        return math.ceil(value * gpu.core_clock_mhz / gpu.dram_clock_mhz)
-    return value
+        return round(value * layout.DRAM_TICKS * gpu.core_clock_mhz / gpu.dram_clock_mhz)
+    return value * layout.DRAM_TICKS
 
 
 def l2_byte_mask(gpu: GPUConfig) -> bool:
@@ -206,8 +206,15 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l3_latency": gpu.l3.latency if gpu.l3 is not None else 0,
         "n_channels": gpu.dram_channels or gpu.l2_partitions, "dram_banks": gpu.dram_banks,
         "dram_row_lines": max(1, gpu.dram_row_bytes // l2.line_size),
-        "t_cl": _cycles(gpu.dram_t_cl, gpu), "t_rcd": _cycles(gpu.dram_t_rcd, gpu),
-        "t_rp": _cycles(gpu.dram_t_rp, gpu), "t_ras": _cycles(gpu.dram_t_ras, gpu),
+        "t_cl": _ticks(gpu.dram_t_cl, gpu), "t_rcd": _ticks(gpu.dram_t_rcd, gpu),
+        "t_rp": _ticks(gpu.dram_t_rp, gpu), "t_ras": _ticks(gpu.dram_t_ras, gpu),
+        "t_ccd": _ticks(gpu.dram_t_ccd, gpu), "t_ccdl": _ticks(gpu.dram_t_ccdl, gpu),
+        "t_wtr": _ticks(gpu.dram_t_wtr, gpu), "t_rtw": _ticks(gpu.dram_t_rtw, gpu),
+        "dram_atom_bytes": gpu.dram_atom_bytes,
+        # A bank's group: its high bits (GPGPU-Sim's default) or its low bits.
+        "dram_group_shift": (gpu.dram_banks // gpu.dram_bank_groups).bit_length() - 1
+        if gpu.dram_bank_group_index == "high" else 0,
+        "dram_group_mask": gpu.dram_bank_groups - 1,
         "dram_bytes_per_100": round(gpu.dram_bus_bytes * 100 * (
             gpu.dram_clock_mhz / gpu.core_clock_mhz if gpu.core_clock_mhz and gpu.dram_clock_mhz else 1)),
         "dram_latency": gpu.dram_latency, "fixed_latency": fixed_latency, "series_period": series_period,
@@ -300,6 +307,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.ch[row("ch", "dq_nfree")] = per_ch
     state.ch[row("ch", "dq_head")] = -1
     state.ch[row("ch", "dq_tail")] = -1
+    state.ch[row("ch", "d_dir")] = -1  # no column command yet
     state.ch[row("ch", "dq_wake")] = -1
     state.sm[row("sm", "ld_slot")] = -1
     state.sm[row("sm", "ld_asked")] = -1
