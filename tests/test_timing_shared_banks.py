@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from golden.configs.schema import GPUConfig
 from golden.gpu.program import SharedBanks, kernel_program
 from golden.trace.builder import KernelBuilder
 from golden.trace.model import Space
@@ -216,4 +215,3 @@ def test_a_wide_warp_needs_parts_of_32_lanes():
     assert gpu(warp_size=64, smem_unit="none").smem_unit == "none"
     with pytest.raises(ValueError, match="smem_broadcast"):
         gpu(smem_broadcast="some")
-    assert isinstance(gpu(), GPUConfig)

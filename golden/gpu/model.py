@@ -286,11 +286,11 @@ class TimingModel:
     def ldst_log(self) -> np.ndarray:
         """The LD/ST unit's rows so far (``log_ldst``): (cycle, sm, warp slot, program row, what).
 
-        ``what`` is ``golden.gpu.core.LOG_MEM_ISSUE`` (a global memory instruction with line
-        requests issued), ``LOG_LDST_TAKE`` (the SM's LD/ST unit took it) or ``LOG_LOAD_DONE``
-        (a load's last line is back: the warp may use it). The warp slot is SM x slots + slot;
-        the program row indexes the kernel's ``insts``. Per SM the unit takes instructions in
-        issue order.
+        ``what`` is ``golden.gpu.core.LOG_MEM_ISSUE`` (a memory instruction for the unit issued: a
+        global one with line requests, or a shared one with ``smem_unit = "ldst"``),
+        ``LOG_LDST_TAKE`` (the SM's LD/ST unit took it) or ``LOG_LOAD_DONE`` (a load's last line
+        is back: the warp may use it). The warp slot is SM x slots + slot; the program row indexes
+        the kernel's ``insts``. Per SM the unit takes instructions in issue order.
         """
         log = self.event_log()
         return log[np.isin(log[:, 4], (LOG_MEM_ISSUE, LOG_LDST_TAKE, LOG_LOAD_DONE))]
