@@ -261,6 +261,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "sms_per_cluster": int(_option(text, "gpgpu_n_cores_per_cluster")),
         # memory_coalescing_arch_reduce_and_send sizes every write so.
         "write_packet": "segment",
+        # memory_coalescing_arch: from gpgpu_coalesce_arch 40 on every transaction is a 32-byte sector.
+        "coalescing": "sector" if int(_option(text, "gpgpu_coalesce_arch") or 13) >= 40 else "line",
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
         # The shared-memory pipeline's stages (HEAD's default 3, 3.2.2's fixed pipeline).
         "smem_latency": int(_option(text, "gpgpu_smem_latency") or 3),

@@ -36,6 +36,7 @@ KIM20_TEXT = """\
 -gpgpu_n_mem_per_ctrlr 1
 -gpgpu_dram_buswidth 4
 -dram_data_command_freq_ratio 4
+-gpgpu_coalesce_arch 61
 -gpgpu_mem_addr_mapping dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.RBBBCCCC.BCCSSSSS
 """
 
@@ -59,6 +60,13 @@ def test_set_option_replaces_or_appends():
 
 def test_kim20_matches_its_source():
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == []
+
+
+def test_a_coalescer_before_maxwell_is_reported():
+    # Below gpgpu_coalesce_arch 40 GPGPU-Sim coalesces by segment, not sector.
+    text = cmp._set_option(KIM20_TEXT, "gpgpu_coalesce_arch", "20")
+    assert cmp.machine_differences(text, preset("kim20")) == [
+        "coalescing: gpucache 'sector', Accel-Sim 'line'"]
 
 
 def test_an_l2_index_or_slicing_unlike_the_source_is_reported():

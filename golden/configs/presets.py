@@ -160,6 +160,16 @@ _KIM20 = GPUConfig(
     # The coalescer's write sizes (memory_coalescing_arch_reduce_and_send); the sectored L1 sends a
     # store's sectors, so this changes nothing here.
     write_packet="segment",
+    # "-gpgpu_coalesce_arch 61": from 40 (Maxwell) on GPGPU-Sim's coalescer makes every transaction
+    # a 32-byte sector (memory_coalescing_arch, sector_segment_size): a request, LD/ST cycle, lookup
+    # and packet per sector (Accel-Sim's 53,732 L2 sector accesses on kim20 hotspot at 0.25 came in
+    # 54,012 packets, its stores 40 bytes each).
+    coalescing="sector",
+    # config_fermi_islip.icnt: num_vcs = 1, and the 2 SMs of a cluster are one crossbar node: each
+    # cluster's requests wait in one queue whose head holds the rest (measured on Accel-Sim: 141
+    # cycles from injection to the sub-partition on hotspot at 0.25; docs/validation.md, "The
+    # requests' crossbar: one queue per cluster").
+    icnt_request_queues="single",
     ldst_queue=10,
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,

@@ -33,6 +33,8 @@ __all__ = [
     "CTA_ISSUES",
     "WRITE_PACKETS",
     "ICNT_RESPONSE_ORDERS",
+    "ICNT_REQUEST_QUEUES",
+    "COALESCINGS",
     "STORE_ACKS",
     "DRAM_SCHEDULERS",
     "SMEM_CACHE_INDEXES",
@@ -81,6 +83,12 @@ ICNT_RESPONSE_ORDERS = ("fifo", "round-robin")
 #: How the responses a sub-partition sends wait at the crossbar (GPUConfig.icnt_input_queues):
 #: each for its own SM's output, or all in one queue at the sub-partition's input.
 ICNT_INPUT_QUEUES = ("per-output", "single")
+#: How the requests SMs send wait at the crossbar (GPUConfig.icnt_request_queues): each at its
+#: sub-partition's output as soon as it leaves its SM, or in one queue per cluster's input.
+ICNT_REQUEST_QUEUES = ("per-output", "single")
+#: What the coalescer makes a request of (GPUConfig.coalescing): each L1 line a warp touches, or
+#: each 32-byte sector (GPGPU-Sim's ``gpgpu_coalesce_arch`` 40 and above, on a sectored L1).
+COALESCINGS = ("line", "sector")
 #: Whether the L2 acknowledges stores and a warp waits for the acknowledgements before it exits
 #: (GPUConfig.store_acks): no, or each store its L2 acknowledgement (GPGPU-Sim's ``WRITE_ACK``).
 STORE_ACKS = ("none", "l2")
@@ -498,6 +506,21 @@ class GPUConfig:
         waiting for a busy output, holds every response behind it (head-of-line blocking: the
         booksim crossbar of GPGPU-Sim with one virtual channel, ``num_vcs = 1``). Measured against
         Accel-Sim in ``docs/validation.md``, "Head-of-line blocking at the crossbar's inputs".
+    icnt_request_queues : str
+        Where the requests SMs send wait for their sub-partition's crossbar output (timing model):
+        ``"per-output"`` (default), each leaves its SM's input when the input is free and waits at
+        its output, so a request for a free sub-partition never waits behind one for a busy one;
+        or ``"single"``, one first-in-first-out queue at each cluster's input (the
+        ``sms_per_cluster`` SMs of a cluster share it, as GPGPU-Sim's cluster is one crossbar
+        node), whose head holds every request behind it until its output takes it (head-of-line
+        blocking, ``num_vcs = 1``). Measured against Accel-Sim in ``docs/validation.md``, "The
+        requests' crossbar: one queue per cluster".
+    coalescing : str
+        What a warp's global access is cut into (timing model): ``"line"`` (default), one request
+        per L1 line it touches, carrying the mask of the sectors it needs; or ``"sector"``, one
+        request per 32-byte sector, as GPGPU-Sim's coalescer does from ``gpgpu_coalesce_arch`` 40
+        (Maxwell) on: each takes its own cycle of the LD/ST unit, lookup, miss-queue slot and
+        packet. Needs an L1 with 32-byte sectors.
     store_acks : str
         Whether a store is acknowledged (timing model): ``"none"`` (default), a store leaves its
         warp for good once the LD/ST unit has sent it; ``"l2"``, the L2 answers every store
@@ -608,6 +631,8 @@ class GPUConfig:
     icnt_packet_gap: int = 0
     icnt_response_order: str = "fifo"
     icnt_input_queues: str = "per-output"
+    icnt_request_queues: str = "per-output"
+    coalescing: str = "line"
     store_acks: str = "none"
     l1_response_rate: int = 0
     smem_cache_index: str = "mod"
@@ -640,7 +665,8 @@ class GPUConfig:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "cta_issue", "write_packet",
                            "stalled_release",
                            "issue_order",
-                           "icnt_response_order", "icnt_input_queues", "store_acks", "dram_scheduler",
+                           "icnt_response_order", "icnt_input_queues", "icnt_request_queues", "coalescing",
+                           "store_acks", "dram_scheduler",
                            "dram_address_map",
                            "smem_cache_index", "smem_unit", "smem_broadcast", "dram_bank_group_index"))
         _check_ints(self, GPU_LIMITS)
@@ -654,7 +680,9 @@ class GPUConfig:
                               ("write_packet", WRITE_PACKETS),
                               ("stalled_release", STALLED_RELEASES),
                               ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
-                              ("icnt_input_queues", ICNT_INPUT_QUEUES), ("store_acks", STORE_ACKS),
+                              ("icnt_input_queues", ICNT_INPUT_QUEUES),
+                              ("icnt_request_queues", ICNT_REQUEST_QUEUES), ("coalescing", COALESCINGS),
+                              ("store_acks", STORE_ACKS),
                               ("dram_scheduler", DRAM_SCHEDULERS),
                               ("smem_cache_index", SMEM_CACHE_INDEXES), ("smem_unit", SMEM_UNITS),
                               ("smem_broadcast", SMEM_BROADCASTS),
@@ -664,6 +692,10 @@ class GPUConfig:
         if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":
             raise ValueError("icnt_input_queues: 'single' needs icnt_response_order 'round-robin' (the SM "
                              "outputs that take turns among the sub-partitions' heads)")
+        if self.coalescing == "sector" and (self.l1.sector_size != 32 or self.warp_size != 32):
+            # A 64-wide wavefront's halves are joined line by line (golden.gpu.program).
+            raise ValueError(f"coalescing: 'sector' needs 32-thread warps and an L1 with 32-byte sectors, "
+                             f"not warp_size {self.warp_size} and l1.sector_size {self.l1.sector_size}")
         address_map = parse_dram_address_map(self.dram_address_map)
         if address_map is not None and 1 << address_map.bank_bits != self.dram_banks:
             raise ValueError(f"dram_address_map: its {address_map.bank_bits} bank bits give "

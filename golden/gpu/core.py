@@ -116,7 +116,7 @@ __all__ = ["step_function", "shared_functions"]
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
- K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK) = range(len(layout.CONFIG))
+ K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -1926,25 +1926,57 @@ def _enqueue(K, S, sm, r):
     S.sm[M_MQ_N, sm] += 1
 
 
+def _input_of(K, sm):
+    """The row of ``sm_inj_free`` that is ``sm``'s crossbar input: its own, or under
+    ``icnt_request_queues = "single"`` its cluster's (the cluster's first SM's)."""
+    if K[K_REQ_FIFO]:
+        return sm - sm % K[K_SMS_PER_CLUSTER]
+    return sm
+
+
+def _head_ready(K, S, sm):
+    """The cycle the head of ``sm``'s (non-empty) miss queue may leave the SM."""
+    return S.r[R_R_READY, S.mq[sm * K[K_L1_MQ_RING] + S.sm[M_MQ_HEAD, sm]]]
+
+
 def _inject_time(K, S, sm):
     """First cycle the head of ``sm``'s (non-empty) miss queue can enter the interconnect."""
-    r = S.mq[sm * K[K_L1_MQ_RING] + S.sm[M_MQ_HEAD, sm]]
-    return max(S.sm[M_INJ_FREE, sm], S.r[R_R_READY, r])
+    return max(S.sm[M_INJ_FREE, _input_of(K, sm)], _head_ready(K, S, sm))
 
 
 def _inject(K, S, t, sm):
-    """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free."""
+    """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free.
+
+    The request takes the next free turn of its sub-partition's output (in the order requests
+    are sent). Its input is free again after the packet's flits (``"per-output"``), or, under
+    ``icnt_request_queues = "single"``, only once the output has taken them: the input is its
+    cluster's (``sm_inj_free`` of the cluster's first SM), and the cluster's next request, from
+    whichever of its SMs has waited longest, stays behind it (head-of-line blocking;
+    ``docs/timing.md``, "Interconnect").
+    """
     if S.sm[M_MQ_N, sm] == 0 or _inject_time(K, S, sm) > t:
         return False
+    spc = K[K_SMS_PER_CLUSTER]
+    if K[K_REQ_FIFO] and spc > 1:
+        # The cluster's queue keeps the order its SMs' requests came to it: another SM of the
+        # cluster whose head has waited longer goes first (the loop visits it later this cycle; one
+        # visited earlier that could go has gone and taken the input).
+        base = sm - sm % spc
+        mine = _head_ready(K, S, sm)
+        for k in range(base, base + spc):
+            if k > sm and S.sm[M_MQ_N, k] > 0 and _head_ready(K, S, k) < mine:
+                return False
     q = K[K_L1_MQ_RING]
     r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
     S.sm[M_MQ_HEAD, sm] = (S.sm[M_MQ_HEAD, sm] + 1) % q
     S.sm[M_MQ_N, sm] -= 1
     flits = _flits(K, 0) if S.r[R_R_KIND, r] == RQ_READ else _flits(K, S.r[R_R_BYTES, r])
-    S.sm[M_INJ_FREE, sm] = t + flits + K[K_ICNT_GAP]  # the SM's input to the crossbar, as _depart's
     part = S.r[R_R_PART, r]
     arrive = max(t + K[K_ICNT_LAT], S.part[P_P_IN_FREE, part])
     S.part[P_P_IN_FREE, part] = arrive + flits + K[K_ICNT_GAP]  # the output towards the sub-partition
+    # The input, as _depart's: free after the packet, or only after its output took it.
+    sent = arrive - K[K_ICNT_LAT] if K[K_REQ_FIFO] else t
+    S.sm[M_INJ_FREE, _input_of(K, sm)] = sent + flits + K[K_ICNT_GAP]
     # The L2's lookup pipeline (GPGPU-Sim's ROP delay queue) lies between arrival and the queue.
     _event(S, arrive + flits + K[K_L2_LOOKUP], EV_L2_ARRIVE, r)
     return True
@@ -2928,7 +2960,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _l1_fill, _l1_access, _l1_send, _lookups,
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
               _smem_install,
-              _smem_lookup, _queue_held, _queue_full, _enqueue, _inject_time, _inject, _retire_if_done,
+              _smem_lookup, _queue_held, _queue_full, _enqueue, _input_of, _head_ready, _inject_time, _inject,
+              _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,
               _limit, _eligible,
               _eligibility, _pick, _greedy_why, _oldest_ready, _two_level, _mark_active, _blocks_possible,

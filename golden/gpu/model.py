@@ -202,7 +202,8 @@ class TimingModel:
                             gpu.smem_broadcast) if gpu.smem_unit == "ldst" else None
         return kernel_program(kernel, gpu.warp_size, l1.line_size, l1.sector_size,
                               write_chunks=bool(self.k[_K["write_segment"]]),
-                              write_bytes=bool(self.k[_K["l2_byte_mask"]]), shared_banks=banks)
+                              write_bytes=bool(self.k[_K["l2_byte_mask"]]), shared_banks=banks,
+                              per_sector=gpu.coalescing == "sector")
 
     def run_kernel(self, kernel: KernelTrace, index: int,
                    on_progress: Callable[[int, int], None] | None = None) -> KernelTiming:

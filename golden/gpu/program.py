@@ -161,19 +161,53 @@ def _coalesced(kernel: KernelTrace, line_size: int, sector_size: int,
     return inst, line, sec
 
 
-def _requests(kernel: KernelTrace, line_size: int, sector_size: int) -> tuple[np.ndarray, ...]:
-    """Every row's coalesced requests: ``(req_ptr, line, sectors)``."""
+def _requests(kernel: KernelTrace, line_size: int, sector_size: int,
+              per_sector: bool = False) -> tuple[np.ndarray, ...]:
+    """Every row's coalesced requests: ``(req_ptr, line, sectors)``; with ``per_sector`` one per
+    sector (:func:`_split_sectors`)."""
     it = kernel.insts
     rows = np.flatnonzero(kernel.memory_mask(Space.GLOBAL)).astype(np.int64)
     inst, line, sec = _coalesced(kernel, line_size, sector_size, rows)
+    if per_sector:
+        inst, line, sec = _split_sectors(inst, line, sec)
     ptr = np.searchsorted(inst, np.arange(len(it) + 1, dtype=np.int64)).astype(np.int64)
     # Line numbers are below 2**63: the same bits as int64, without a copy. Masks stay one byte.
     return ptr, line.view(np.int64), sec
 
 
+@nb.njit(cache=True, nogil=True)
+def _split_sectors(inst, line, sec):
+    """One request per sector of each line request, in sector order (GPGPU-Sim's coalescer from
+    ``gpgpu_coalesce_arch`` 40 on: every transaction is a 32-byte sector)."""
+    n = 0
+    for x in range(len(sec)):
+        m = np.int64(sec[x])
+        while m:
+            m &= m - 1
+            n += 1
+    inst2 = np.empty(n, inst.dtype)
+    line2 = np.empty(n, line.dtype)
+    sec2 = np.empty(n, sec.dtype)
+    k = 0
+    for x in range(len(sec)):
+        m = np.int64(sec[x])
+        while m:
+            low = m & -m
+            m ^= low
+            inst2[k] = inst[x]
+            line2[k] = line[x]
+            sec2[k] = low
+            k += 1
+    return inst2, line2, sec2
+
+
 def _store_writes(kernel: KernelTrace, line_size: int, ptr: np.ndarray, line: np.ndarray,
-                  write_chunks: bool, write_bytes: bool) -> tuple[np.ndarray, np.ndarray]:
+                  write_chunks: bool, write_bytes: bool, sec: np.ndarray | None = None,
+                  sector_size: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """What each global store request of :func:`_requests` (``ptr``, ``line``) writes.
+
+    With requests of one sector each (``sec`` given, ``sector_size`` bytes a sector), a chunk's
+    bytes go on the row's request for the chunk's sector rather than its line's first request.
 
     Returns ``(chunks, wbytes)``: per request the mask of its line's 32-byte chunks written
     (``uint8[n_req]``; one entry unless ``write_chunks``) and each chunk's mask of bytes written
@@ -198,16 +232,20 @@ def _store_writes(kernel: KernelTrace, line_size: int, ptr: np.ndarray, line: np
     cchunk = np.empty(n, np.uint64)
     cmask = np.empty(n, np.uint32)
     _write(*core, stores, crow, cchunk, cmask)
+    # Chunks per sector (as a shift), or -1: any request for the line takes the chunk.
+    sshift = (sector_size // CHUNK_BYTES).bit_length() - 1 if sec is not None else -1
     _place_writes(crow, cchunk.view(np.int64), cmask, ptr, line,
-                  line_size.bit_length() - CHUNK_BYTES.bit_length(), chunks, wbytes)
+                  line_size.bit_length() - CHUNK_BYTES.bit_length(), chunks, wbytes,
+                  sec if sec is not None else np.zeros(1, np.uint8), sshift)
     return chunks, wbytes
 
 
 @nb.njit(cache=True, nogil=True)
-def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes):
+def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes, sec, sshift):
     """Put each written chunk (row ``crow``, chunk number ``cchunk``, bytes ``cmask``) on its row's
-    request for the chunk's line (``2**cshift`` chunks a line): its bit in ``chunks``, its bytes in
-    ``wbytes`` (each only if it has an entry per request)."""
+    request for the chunk's line (``2**cshift`` chunks a line) and, if ``sshift >= 0``, for its
+    sector (``2**sshift`` chunks a sector; ``sec`` the requests' sector masks): its bit in
+    ``chunks``, its bytes in ``wbytes`` (each only if it has an entry per request)."""
     with_chunks = len(chunks) == len(line)
     with_bytes = wbytes.shape[0] == len(line)
     low = (np.int64(1) << cshift) - 1
@@ -216,7 +254,7 @@ def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes):
         ln = cchunk[k] >> cshift
         j = cchunk[k] & low
         for x in range(ptr[r], ptr[r + 1]):
-            if line[x] == ln:
+            if line[x] == ln and (sshift < 0 or (np.int64(sec[x]) >> (j >> sshift)) & 1):
                 if with_chunks:
                     chunks[x] |= np.uint8(1 << j)
                 if with_bytes:
@@ -409,7 +447,7 @@ def _pair(op, space, pc, gap, use, smem, ptr, line, sec, chunks, wbytes, wptr, t
 
 def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
                    write_chunks: bool = False, write_bytes: bool = False,
-                   shared_banks: SharedBanks | None = None) -> Program:
+                   shared_banks: SharedBanks | None = None, per_sector: bool = False) -> Program:
     """The timing model's form of ``kernel`` on a GPU with ``warp_size``-thread warps.
 
     Parameters
@@ -427,13 +465,16 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
         must then be a multiple of 32.
     shared_banks : SharedBanks, optional
         Also give each shared-memory row its bank accesses (``Program.smem_cycles``).
+    per_sector : bool
+        One request per sector instead of per line (``coalescing = "sector"``); needs
+        ``sector_size`` 32.
 
     Returns
     -------
     Program
     """
     kept = _KEPT.get(kernel)
-    key = (warp_size, line_size, sector_size, write_chunks, write_bytes, shared_banks)
+    key = (warp_size, line_size, sector_size, write_chunks, write_bytes, shared_banks, per_sector)
     if kept is not None and key in kept:
         return kept[key]
     if write_bytes and line_size % CHUNK_BYTES:
@@ -441,18 +482,23 @@ def kernel_program(kernel: KernelTrace, warp_size: int, line_size: int, sector_s
                          f"not {line_size} bytes")
     if shared_banks is not None and not (0 < shared_banks.part <= WARP_SIZE and shared_banks.banks > 0):
         raise ValueError(f"shared_banks: needs banks and parts of 1 .. {WARP_SIZE} lanes, not {shared_banks}")
-    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks, write_bytes, shared_banks)
+    if per_sector and sector_size != CHUNK_BYTES:
+        raise ValueError(f"per_sector: needs {CHUNK_BYTES}-byte sectors, not {sector_size}")
+    prog = _build(kernel, warp_size, line_size, sector_size, write_chunks, write_bytes, shared_banks,
+                  per_sector)
     if kept is not None:
         kept[key] = prog
     return prog
 
 
 def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int,
-           write_chunks: bool, write_bytes: bool, shared_banks: SharedBanks | None) -> Program:
+           write_chunks: bool, write_bytes: bool, shared_banks: SharedBanks | None,
+           per_sector: bool) -> Program:
     """:func:`kernel_program` without the kept programs."""
     it = kernel.insts
-    ptr, line, sec = _requests(kernel, line_size, sector_size)
-    chunks, wbytes = _store_writes(kernel, line_size, ptr, line, write_chunks, write_bytes)
+    ptr, line, sec = _requests(kernel, line_size, sector_size, per_sector)
+    chunks, wbytes = _store_writes(kernel, line_size, ptr, line, write_chunks, write_bytes,
+                                   sec if per_sector else None, sector_size)
     # The trace's own widths, contiguous: a PVC-sized program is some 30 M rows and 250 M requests,
     # and int64 copies of these columns and of the sector masks cost a worker 2.3 GiB more.
     op = np.ascontiguousarray(it["op"], np.uint8)

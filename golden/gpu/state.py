@@ -196,6 +196,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "icnt_packet_gap": gpu.icnt_packet_gap, "l1_response_rate": gpu.l1_response_rate,
         "icnt_response_rr": gpu.icnt_response_order == "round-robin",
         "icnt_input_fifo": gpu.icnt_input_queues == "single",
+        "icnt_request_fifo": gpu.icnt_request_queues == "single",
         "smem_xor": gpu.smem_cache_index == "xor",
         "cta_rotating": gpu.cta_issue == "rotating", "sms_per_cluster": gpu.sms_per_cluster,
         "cta_first_cluster": gpu.cta_first_cluster,
