@@ -74,7 +74,8 @@ miss or ``HIT_RESERVED``), merges and sector misses counted as
 requests that do not hit, the same rule as gpucache's ``timing.l1`` counters
 without the stores (``caches.l1`` ``write_hits`` + ``write_misses``). On the
 sectored kim20 L1 Accel-Sim's coalescer (``gpgpu_coalesce_arch`` 61) sends one
-request per 32-byte sector, gpucache one per line with a sector mask. L2:
+request per 32-byte sector, and so does gpucache's kim20 preset (``coalescing = "sector"``,
+since session 73; one per line with a sector mask under ``"line"``). L2:
 global reads and writes on both sides (Accel-Sim's ``L2_total_cache_*`` also
 count instruction fetches, which gpucache does not model, and count a request
 merged into a pending line, ``HIT_RESERVED``, as a hit; the table takes its

@@ -79,6 +79,26 @@ def test_a_clusters_sms_share_its_input():
     assert _load_done(two_sms(icnt_request_queues="single"), kb) == per_output
 
 
+def test_the_clusters_input_buffer_takes_the_waiting_requests_off_the_miss_queue():
+    # One SM: warp 0 stores a line (5 flits), then four warps each load another line, all to the
+    # one sub-partition. The store holds the input for its 5 flits; the loads behind it wait at the
+    # input for the output. With a one-entry miss queue the next load's lookup finds it full
+    # (reservation failures), unless the cluster's input buffer takes the waiting ones.
+    kb = KernelBuilder("burst", (1,), (128,))
+    warp = kb.tx // 32
+    kb.store(0x8, 4 * (kb.tx % 32), active=warp == 0)
+    kb.load(0x10, (1 + warp) * LINE)
+    kb.compute(1)
+
+    def fails(buffer: int) -> int:
+        g = gpu(icnt_flit_bytes=FLIT, icnt_request_queues="single", icnt_input_buffer=buffer,
+                l1={"miss_queue": 1})
+        return run([kb], g)[1][0].counters["l1_reservation_fails_queue"]
+
+    assert fails(0) > 0
+    assert fails(4) == 0
+
+
 def whole_line_load() -> KernelBuilder:
     """One warp loads the 4 sectors of line 7 (a float a thread), then uses them."""
     kb = KernelBuilder("line", (1,), (32,))
@@ -135,6 +155,7 @@ def test_each_sector_takes_a_cycle_of_the_ldst_unit():
     ({"coalescing": "sector", "warp_size": 64, **SECTORED}, "coalescing"),
     ({"coalescing": "segment"}, "coalescing"),
     ({"icnt_request_queues": "fifo"}, "icnt_request_queues"),
+    ({"icnt_input_buffer": -1}, "icnt_input_buffer"),
 ])
 def test_bad_choices_name_the_field(changes, field):
     with pytest.raises(ValueError, match=f"^{field}: "):

@@ -133,7 +133,8 @@ GPU_LIMITS = {
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
     "dram_t_ccd": (0, 1 << 12), "dram_t_ccdl": (0, 1 << 12), "dram_t_wtr": (0, 1 << 12),
     "dram_t_rtw": (0, 1 << 12), "dram_atom_bytes": (0, 1 << 12), "dram_bank_groups": (1, 1024),
-    "ldst_queue": (0, 1024), "dram_queue": (0, 1 << 16), "sms_per_cluster": (1, 1024),
+    "ldst_queue": (0, 1024), "icnt_input_buffer": (0, 4096), "dram_queue": (0, 1 << 16),
+    "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
     "smem_latency": (0, 1 << 12), "smem_warp_parts": (1, 64),
     "icache_mshrs": (1, 64),
@@ -515,6 +516,12 @@ class GPUConfig:
         node), whose head holds every request behind it until its output takes it (head-of-line
         blocking, ``num_vcs = 1``). Measured against Accel-Sim in ``docs/validation.md``, "The
         requests' crossbar: one queue per cluster".
+    icnt_input_buffer : int
+        Requests a cluster's crossbar input holds beyond its SMs' miss queues under
+        ``icnt_request_queues = "single"`` (timing model; 0 by default): a request waiting for the
+        input leaves its miss-queue slot (``l1.miss_queue``) for this buffer, shared by the
+        cluster's SMs, while it has room (GPGPU-Sim's injection buffer, ``icnt_in_buffer_limit``
+        flits). 0: the waiting requests hold their miss-queue slots.
     coalescing : str
         What a warp's global access is cut into (timing model): ``"line"`` (default), one request
         per L1 line it touches, carrying the mask of the sectors it needs; or ``"sector"``, one
@@ -632,6 +639,7 @@ class GPUConfig:
     icnt_response_order: str = "fifo"
     icnt_input_queues: str = "per-output"
     icnt_request_queues: str = "per-output"
+    icnt_input_buffer: int = 0
     coalescing: str = "line"
     store_acks: str = "none"
     l1_response_rate: int = 0

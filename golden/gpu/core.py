@@ -116,7 +116,7 @@ __all__ = ["step_function", "shared_functions"]
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
- K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO) = range(len(layout.CONFIG))
+ K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -1911,9 +1911,26 @@ def _queue_held(K, S, sm):
     return held
 
 
+def _buffer_full(K, S, sm, held):
+    """``sm``'s miss queue holds ``held`` (at least ``l1.miss_queue``): True unless its cluster's
+    input buffer (``icnt_input_buffer``) has room for one more. Each SM's requests beyond its
+    miss queue wait in the buffer its cluster's SMs share (GPGPU-Sim's injection buffer)."""
+    if K[K_ICNT_BUF] == 0:
+        return True
+    spc = K[K_SMS_PER_CLUSTER]
+    base = sm - sm % spc
+    used = held - K[K_L1_MQ]
+    for k in range(base, base + spc):
+        if k != sm:
+            used += max(np.int64(0), _queue_held(K, S, k) - K[K_L1_MQ])
+    return used >= K[K_ICNT_BUF]
+
+
 def _queue_full(K, S, sm):
     """No miss-queue slot or free request for ``sm``: a reservation failure (counted)."""
-    if _queue_held(K, S, sm) >= K[K_L1_MQ] or S.sm[M_MQ_N, sm] >= K[K_L1_MQ_RING] or S.rq_meta[0] == 0:
+    held = _queue_held(K, S, sm)
+    if (held >= K[K_L1_MQ] and _buffer_full(K, S, sm, held)) or S.sm[M_MQ_N, sm] >= K[K_L1_MQ_RING] \
+            or S.rq_meta[0] == 0:
         S.c[C_L1_FAIL_QUEUE] += 1
         S.sm[M_LD_FAIL, sm] = C_L1_FAIL_QUEUE
         return True
@@ -2960,7 +2977,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _l1_fill, _l1_access, _l1_send, _lookups,
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
               _smem_install,
-              _smem_lookup, _queue_held, _queue_full, _enqueue, _input_of, _head_ready, _inject_time, _inject,
+              _smem_lookup, _queue_held, _buffer_full, _queue_full, _enqueue, _input_of, _head_ready,
+              _inject_time, _inject,
               _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,
               _limit, _eligible,

@@ -168,6 +168,8 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
     slots = gpu.max_warps_per_sm
     k = np.zeros(len(layout.CONFIG), np.int64)
     l1_mshrs = l1.mshrs or slots * 32
+    # Requests waiting for a cluster's crossbar input beyond the miss queue (core._queue_full).
+    buffer = gpu.icnt_input_buffer if gpu.icnt_request_queues == "single" else 0
     values = {
         "n_sm": gpu.n_sm, "slots": slots, "n_sched": gpu.schedulers_per_sm,
         "sched": layout.SCHEDULER_CODES[gpu.scheduler], "warp_limit": gpu.warp_limit,
@@ -181,6 +183,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         # are in GPGPU-Sim's l1_latency queue, not its miss queue): at most (latency + 1) x ports.
         # ... and the instruction cache's reads (at most one per MSHR), which share the SM's port.
         "l1_mq_ring": (l1.miss_queue or l1_mshrs + slots * 32) + (l1.miss_latency + 1) * l1.ports
+        + buffer
         + (gpu.icache_mshrs if gpu.icache_bytes else 0),
         "icache_sets": gpu.icache_bytes // (gpu.icache_assoc * l1.line_size), "icache_ways": gpu.icache_assoc,
         "icache_mshrs": gpu.icache_mshrs,
@@ -196,7 +199,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "icnt_packet_gap": gpu.icnt_packet_gap, "l1_response_rate": gpu.l1_response_rate,
         "icnt_response_rr": gpu.icnt_response_order == "round-robin",
         "icnt_input_fifo": gpu.icnt_input_queues == "single",
-        "icnt_request_fifo": gpu.icnt_request_queues == "single",
+        "icnt_request_fifo": gpu.icnt_request_queues == "single", "icnt_input_buffer": buffer,
         "smem_xor": gpu.smem_cache_index == "xor",
         "cta_rotating": gpu.cta_issue == "rotating", "sms_per_cluster": gpu.sms_per_cluster,
         "cta_first_cluster": gpu.cta_first_cluster,
