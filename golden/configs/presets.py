@@ -170,10 +170,11 @@ _KIM20 = GPUConfig(
     # cycles from injection to the sub-partition on hotspot at 0.25; docs/validation.md, "The
     # requests' crossbar: one queue per cluster").
     icnt_request_queues="single",
-    # "-icnt_in_buffer_limit 64": the cluster's injection buffer takes requests off the L1's miss
-    # queue (64 flits: 64 of this preset's one-flit requests); Accel-Sim's miss queue never waited
-    # on hotspot (82 or 83 cycles from creation to injection for every packet).
-    icnt_input_buffer=64,
+    # config_fermi_islip.icnt: the interface's input queue (input_buffer_size = 256 flits,
+    # InterconnectInterface::HasBuffer) and the router's input buffer (vc_buf_size = 64, one VC)
+    # take requests off the L1's miss queue: 320 of this preset's one-flit requests. Accel-Sim's
+    # miss queue never waited on hotspot (82 or 83 cycles from creation to injection, every packet).
+    icnt_input_buffer=320,
     ldst_queue=10,
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,

@@ -520,8 +520,9 @@ class GPUConfig:
         Requests a cluster's crossbar input holds beyond its SMs' miss queues under
         ``icnt_request_queues = "single"`` (timing model; 0 by default): a request waiting for the
         input leaves its miss-queue slot (``l1.miss_queue``) for this buffer, shared by the
-        cluster's SMs, while it has room (GPGPU-Sim's injection buffer, ``icnt_in_buffer_limit``
-        flits). 0: the waiting requests hold their miss-queue slots.
+        cluster's SMs, while it has room (GPGPU-Sim's crossbar interface's input queue and its
+        router's input buffer: ``input_buffer_size`` + ``vc_buf_size`` flits of its icnt file).
+        0: the waiting requests hold their miss-queue slots.
     coalescing : str
         What a warp's global access is cut into (timing model): ``"line"`` (default), one request
         per L1 line it touches, carrying the mask of the sectors it needs; or ``"sector"``, one
