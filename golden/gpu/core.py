@@ -1911,16 +1911,23 @@ def _queue_held(K, S, sm):
     return held
 
 
+def _input_of(K, sm):
+    """The row of ``sm_inj_free`` that is ``sm``'s crossbar input: its own, or under
+    ``icnt_request_queues = "single"`` its cluster's (the cluster's first SM's)."""
+    if K[K_REQ_FIFO]:
+        return sm - sm % K[K_SMS_PER_CLUSTER]
+    return sm
+
+
 def _buffer_full(K, S, sm, held):
     """``sm``'s miss queue holds ``held`` (at least ``l1.miss_queue``): True unless its cluster's
     input buffer (``icnt_input_buffer``) has room for one more. Each SM's requests beyond its
     miss queue wait in the buffer its cluster's SMs share (GPGPU-Sim's injection buffer)."""
     if K[K_ICNT_BUF] == 0:
         return True
-    spc = K[K_SMS_PER_CLUSTER]
-    base = sm - sm % spc
+    base = _input_of(K, sm)  # a buffer comes with icnt_request_queues "single" (state.config_vector)
     used = held - K[K_L1_MQ]
-    for k in range(base, base + spc):
+    for k in range(base, base + K[K_SMS_PER_CLUSTER]):
         if k != sm:
             used += max(np.int64(0), _queue_held(K, S, k) - K[K_L1_MQ])
     return used >= K[K_ICNT_BUF]
@@ -1941,14 +1948,6 @@ def _enqueue(K, S, sm, r):
     q = K[K_L1_MQ_RING]
     S.mq[sm * q + (S.sm[M_MQ_HEAD, sm] + S.sm[M_MQ_N, sm]) % q] = r
     S.sm[M_MQ_N, sm] += 1
-
-
-def _input_of(K, sm):
-    """The row of ``sm_inj_free`` that is ``sm``'s crossbar input: its own, or under
-    ``icnt_request_queues = "single"`` its cluster's (the cluster's first SM's)."""
-    if K[K_REQ_FIFO]:
-        return sm - sm % K[K_SMS_PER_CLUSTER]
-    return sm
 
 
 def _head_ready(K, S, sm):
@@ -1978,7 +1977,7 @@ def _inject(K, S, t, sm):
         # The cluster's queue keeps the order its SMs' requests came to it: another SM of the
         # cluster whose head has waited longer goes first (the loop visits it later this cycle; one
         # visited earlier that could go has gone and taken the input).
-        base = sm - sm % spc
+        base = _input_of(K, sm)
         mine = _head_ready(K, S, sm)
         for k in range(base, base + spc):
             if k > sm and S.sm[M_MQ_N, k] > 0 and _head_ready(K, S, k) < mine:
@@ -2977,7 +2976,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _l1_fill, _l1_access, _l1_send, _lookups,
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
               _smem_install,
-              _smem_lookup, _queue_held, _buffer_full, _queue_full, _enqueue, _input_of, _head_ready,
+              _smem_lookup, _queue_held, _input_of, _buffer_full, _queue_full, _enqueue, _head_ready,
               _inject_time, _inject,
               _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,

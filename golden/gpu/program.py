@@ -202,12 +202,12 @@ def _split_sectors(inst, line, sec):
 
 
 def _store_writes(kernel: KernelTrace, line_size: int, ptr: np.ndarray, line: np.ndarray,
-                  write_chunks: bool, write_bytes: bool, sec: np.ndarray | None = None,
-                  sector_size: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                  write_chunks: bool, write_bytes: bool,
+                  sec: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """What each global store request of :func:`_requests` (``ptr``, ``line``) writes.
 
-    With requests of one sector each (``sec`` given, ``sector_size`` bytes a sector), a chunk's
-    bytes go on the row's request for the chunk's sector rather than its line's first request.
+    With requests of one 32-byte sector each (``sec``, their masks, given), a chunk's bytes go on
+    the row's request for the chunk's sector rather than its line's first request.
 
     Returns ``(chunks, wbytes)``: per request the mask of its line's 32-byte chunks written
     (``uint8[n_req]``; one entry unless ``write_chunks``) and each chunk's mask of bytes written
@@ -232,19 +232,17 @@ def _store_writes(kernel: KernelTrace, line_size: int, ptr: np.ndarray, line: np
     cchunk = np.empty(n, np.uint64)
     cmask = np.empty(n, np.uint32)
     _write(*core, stores, crow, cchunk, cmask)
-    # Chunks per sector (as a shift), or -1: any request for the line takes the chunk.
-    sshift = (sector_size // CHUNK_BYTES).bit_length() - 1 if sec is not None else -1
     _place_writes(crow, cchunk.view(np.int64), cmask, ptr, line,
                   line_size.bit_length() - CHUNK_BYTES.bit_length(), chunks, wbytes,
-                  sec if sec is not None else np.zeros(1, np.uint8), sshift)
+                  sec if sec is not None else np.zeros(1, np.uint8), sec is not None)
     return chunks, wbytes
 
 
 @nb.njit(cache=True, nogil=True)
-def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes, sec, sshift):
+def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes, sec, by_sector):
     """Put each written chunk (row ``crow``, chunk number ``cchunk``, bytes ``cmask``) on its row's
-    request for the chunk's line (``2**cshift`` chunks a line) and, if ``sshift >= 0``, for its
-    sector (``2**sshift`` chunks a sector; ``sec`` the requests' sector masks): its bit in
+    request for the chunk's line (``2**cshift`` chunks a line) and, if ``by_sector``, for its
+    32-byte sector, chunk ``j`` being sector ``j`` (``sec`` the requests' sector masks): its bit in
     ``chunks``, its bytes in ``wbytes`` (each only if it has an entry per request)."""
     with_chunks = len(chunks) == len(line)
     with_bytes = wbytes.shape[0] == len(line)
@@ -254,7 +252,7 @@ def _place_writes(crow, cchunk, cmask, ptr, line, cshift, chunks, wbytes, sec, s
         ln = cchunk[k] >> cshift
         j = cchunk[k] & low
         for x in range(ptr[r], ptr[r + 1]):
-            if line[x] == ln and (sshift < 0 or (np.int64(sec[x]) >> (j >> sshift)) & 1):
+            if line[x] == ln and (not by_sector or (np.int64(sec[x]) >> j) & 1):
                 if with_chunks:
                     chunks[x] |= np.uint8(1 << j)
                 if with_bytes:
@@ -498,7 +496,7 @@ def _build(kernel: KernelTrace, warp_size: int, line_size: int, sector_size: int
     it = kernel.insts
     ptr, line, sec = _requests(kernel, line_size, sector_size, per_sector)
     chunks, wbytes = _store_writes(kernel, line_size, ptr, line, write_chunks, write_bytes,
-                                   sec if per_sector else None, sector_size)
+                                   sec if per_sector else None)
     # The trace's own widths, contiguous: a PVC-sized program is some 30 M rows and 250 M requests,
     # and int64 copies of these columns and of the sector masks cost a worker 2.3 GiB more.
     op = np.ascontiguousarray(it["op"], np.uint8)
