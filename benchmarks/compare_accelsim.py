@@ -287,8 +287,14 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "l2.index": l2["index"], "l2.index_slices": subs,
         "l2.slice_map": slice_map_of(text),
         "l2.hit_latency": int(_option(text, "gpgpu_l2_rop_latency")),
+        # The ROP delay queue holds a request from its arrival to the L2's lookup: all of the
+        # L2's latency is in front of the lookup (memory_sub_partition::push, cache_cycle).
+        "l2.lookup_latency": int(_option(text, "gpgpu_l2_rop_latency")),
         "l2.mshrs": l2["mshrs"], "l2.mshr_merges": l2["merges"], "l2.miss_queue": l2["mq"],
         "l2.sector_size": l2["sector"],
+        # A sector cache keys its MSHRs per sector (cache_config::mshr_addr, m_atom_sz).
+        "l1.mshr_key": "sector" if l1["sector"] else "line",
+        "l2.mshr_key": "sector" if l2["sector"] else "line",
         # GPGPU-Sim's DRAM_CTRL: 0 FIFO, 1 FR-FCFS; a queue size of 0 is unlimited, as dram_queue 0.
         "dram_scheduler": {"0": "fcfs", "1": "frfcfs"}.get(sched, sched) if (
             sched := _option(text, "gpgpu_dram_scheduler")) is not None else None,

@@ -127,11 +127,13 @@ _KIM20 = GPUConfig(
     l2=CacheConfig(
         size=3 * MB, assoc=16, line_size=128, sector_size=32, replacement="lru",
         write="write-back", allocate="on-miss", hit_latency=120,
-        # choice: "-rop_latency 120" is GPGPU-Sim's ROP delay queue, which holds every request
-        # between its arrival at the sub-partition and the L2's lookup (l2.lookup_latency = 120
-        # models it). The preset keeps the lookup on arrival for now: measured, the queue moves
-        # bicg's and gesummv's L2 at 0.25 out of the Accel-Sim targets (docs/validation.md,
-        # "The L2's lookup pipeline"). ciao18's preset has the queue since session 70.
+        # "-rop_latency 120" is GPGPU-Sim's ROP delay queue, which holds every request between
+        # its arrival at the sub-partition and the L2's lookup: all of the hit latency is in front
+        # of the lookup (as ciao18's preset since session 70). "S:" makes the L2 a sector cache,
+        # whose MSHRs GPGPU-Sim keeps per 32-byte sector (mshr_addr, m_atom_sz): each sector fills
+        # on its own. The two together since 2026-12-07 (docs/validation.md, "Per-sector L2 MSHRs
+        # and the ROP queue"); the queue alone had cost bicg's and mvt's L2 targets.
+        lookup_latency=120, mshr_key="sector",
         mshrs=256, mshr_merges=64, miss_queue=16,
         # gpucache's L2 is one set array whose 24 slices of 64 sets are the sub-partitions
         # (partition = slice). GPGPU-Sim's "dramid@8" mapping with 12 channels of 2

@@ -59,6 +59,8 @@ WRITE_POLICIES = ("write-through", "write-evict", "write-back")
 ALLOCATE_POLICIES = ("on-miss", "on-fill")
 #: How a write-back cache allocates a store miss (CacheConfig.write_allocate).
 WRITE_ALLOCATES = ("lazy", "fetch")
+#: What an MSHR entry of a level is kept for (timing model): a line, or one sector of a sectored line.
+MSHR_KEYS = ("line", "sector")
 #: How lines are spread over a sliced cache's slices (``golden.cache.indexing``).
 SLICE_MAPS = ("mod", "gtx480")
 #: Warp schedulers: loose round robin, greedy-then-oldest, oldest-first, and GPGPU-Sim's
@@ -245,6 +247,15 @@ class CacheConfig:
         Miss status holding registers (0: unlimited).
     mshr_merges : int
         Requests one MSHR can merge (0: unlimited).
+    mshr_key : str
+        Timing model, L2: what one MSHR entry is kept for, one of :data:`MSHR_KEYS`. ``"line"``
+        (default): an entry per line; a request for sectors the entry is not fetching reads them
+        too, and the line fills (its waiters answered) when all its reads are back. ``"sector"``
+        (needs ``sector_size``): an entry per sector, as GPGPU-Sim's sector caches key their MSHRs
+        (``cache_config::mshr_addr`` masks the address to ``m_atom_sz``, the 32-byte sector): each
+        sector fills and answers its own waiters when its read is back, and ``mshrs`` and
+        ``mshr_merges`` count sectors. A request for several sectors takes one entry, named by its
+        first sector, as GPGPU-Sim names it by its address (``docs/timing.md``, "L2").
     miss_queue : int
         Entries of the miss queue (0: unlimited).
     seed : int
@@ -272,6 +283,7 @@ class CacheConfig:
     ports: int = 1
     mshrs: int = 0
     mshr_merges: int = 0
+    mshr_key: str = "line"
     miss_queue: int = 0
     seed: int = 0
 
@@ -288,9 +300,12 @@ class CacheConfig:
                              f"{self.assoc} x {self.line_size}-byte lines")
         for name, allowed in (("index", INDEX_FUNCTIONS), ("replacement", REPLACEMENTS),
                               ("write", WRITE_POLICIES), ("allocate", ALLOCATE_POLICIES),
-                              ("write_allocate", WRITE_ALLOCATES), ("slice_map", SLICE_MAPS)):
+                              ("write_allocate", WRITE_ALLOCATES), ("slice_map", SLICE_MAPS),
+                              ("mshr_key", MSHR_KEYS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+        if self.mshr_key == "sector" and not self.sector_size:
+            raise ValueError("mshr_key: 'sector' needs a sectored cache (sector_size), not sector_size 0")
         if self.write_allocate == "fetch" and self.write != "write-back":
             raise ValueError(f"write_allocate: 'fetch' allocates store misses of a write-back cache, "
                              f"not of a {self.write} one")

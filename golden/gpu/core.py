@@ -116,7 +116,8 @@ __all__ = ["step_function", "shared_functions"]
  K_RSP_RR, K_IN_FIFO, K_SMEM_XOR, K_CTA_ROTATING, K_SMS_PER_CLUSTER,
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
- K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF) = range(len(layout.CONFIG))
+ K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
+ K_L2_MSHR_SECTOR) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -160,7 +161,8 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META, P_H_HEAD, P_H_TAIL, P_H_N,
  P_H_BUSY,) = range(10)
-(F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,) = range(9)
+(F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,
+ F_F_KEY) = range(10)
 (B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
 (H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE, H_D_COL, H_D_DIR, H_D_GRP,) = range(9)
 (DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(8)
@@ -171,7 +173,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 10, 19, 4, 10, 9, 4, 9, 8, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 10, 19, 4, 10, 10, 4, 9, 8, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # DRAM times are kept in ticks of a core cycle (_dram_access): a DRAM cycle of another clock is
@@ -881,6 +883,26 @@ def _clear_way(buf, p, base, way):
     invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
 
 
+def _l2_key(K, line2, sec):
+    """The L2 MSHR map's key of a request for sectors ``sec`` of line ``line2``: the line, or under
+    ``l2.mshr_key = "sector"`` its first sector of ``sec`` (GPGPU-Sim's ``mshr_addr``)."""
+    if not K[K_L2_MSHR_SECTOR]:
+        return line2
+    k = np.int64(0)
+    while k < 7 and not (sec >> k) & 1:
+        k += 1
+    return line2 * 8 + k
+
+
+def _l2_line_entry(K, S, off, line2):
+    """Under ``l2.mshr_key = "sector"``: an MSHR entry of any sector of ``line2`` (the first found), or -1."""
+    for k in range(K[K_L2_LINE_BYTES] // K[K_L2_SECTOR_BYTES]):
+        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2 * 8 + k)
+        if e >= 0:
+            return e
+    return np.int64(-1)
+
+
 def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     """Serve request ``r`` at L2 sub-partition ``part``; False when it must wait (MSHRs full).
 
@@ -913,8 +935,15 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     hit = way >= 0 and (valid & need) == need
     off = part * S.l2_map_size
     e = np.int64(-1)
+    other = np.int64(-1)  # per sector: an entry of another sector of the line, which is on its way
     if way < 0 or (not hit and (kind != RQ_WRITE or bmask)):  # a pending MSHR of the line matters
-        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2)
+        # Per sector, a read is named by the first sector it still lacks (valid is 0 without a way).
+        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size,
+                     _l2_key(K, line2, need & ~valid if kind != RQ_WRITE and need & ~valid else need))
+        if e < 0 and K[K_L2_MSHR_SECTOR] and (rway >= 0 or (way < 0 and K[K_L2_ON_FILL])):
+            other = _l2_line_entry(K, S, off, line2)
+            if kind == RQ_WRITE:
+                e = other  # a store to a line on its way joins one of its entries, as it joins a line's
     # A store that misses the line under write_allocate "fetch" reads it as a load miss does.
     fetch_write = kind == RQ_WRITE and way < 0 and e < 0 and K[K_L2_WRITE_FETCH] != 0
     if not hit and (kind != RQ_WRITE or fetch_write):
@@ -924,7 +953,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if e >= 0 and K[K_L2_MERGES] > 0 and S.f[F_F_N, e] >= K[K_L2_MERGES]:
             S.c[C_L2_FAIL] += 1
             return False
-    if way < 0 and e < 0 and not K[K_L2_ON_FILL] and _all_reserved(q, S.l2_sec, base):
+    if way < 0 and rway < 0 and e < 0 and not K[K_L2_ON_FILL] and _all_reserved(q, S.l2_sec, base):
         # Every way waits for a fill: no line can be allocated (GPGPU-Sim's LINE_ALLOC_FAIL).
         S.c[C_L2_FAIL] += 1
         return False
@@ -1033,21 +1062,24 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
                 S.l2_unread[base + b.way] = need & ~_l2_write_bytes(K, S, r, base + b.way)
         _store_done(K, S, r, part, t + K[K_L2_LAT])
         return True
-    if way >= 0:
+    if way >= 0 or rway >= 0 or other >= 0:
         # A sector miss: an MSHR reads the missing sectors; no hook (as at the L1). Sectors written
         # in part are fetched too: until their fill they are not valid (GPGPU-Sim's allocate_sector).
+        # Per sector, a sector of a line on its way misses so too; its entry keeps the line's flags.
         S.c[C_L2_SECTOR_MISSES] += data
-        req = np.int64(0)
+        req = S.f[F_F_FLAGS, other] if other >= 0 else np.int64(0)
         fetch = need & ~valid
-        if bmask:
-            _read_unreadable(S, base + way, fetch)
+        if bmask and (way >= 0 or rway >= 0):
+            _read_unreadable(S, base + (way if way >= 0 else rway), fetch)
     else:
         req = _miss(buf, q, h1, h2, h3, 1, b, kind == RQ_READ)
         fetch = need
     n = S.part[P_L2_META, part] - 1
     S.part[P_L2_META, part] = n
     e = S.f[F_L2_FREE, part * K[K_L2_MSHRS] + n]  # a global entry index
-    map_put(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2, e)
+    key = _l2_key(K, line2, fetch)
+    map_put(S.l2_keys, S.l2_vals, off, S.l2_map_size, key, e)
+    S.f[F_F_KEY, e] = key
     S.f[F_F_LINE, e] = line2
     S.f[F_F_N, e] = 1
     S.f[F_F_HEAD, e] = r
@@ -1057,7 +1089,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     S.f[F_F_SEC, e] = fetch
     S.f[F_F_READS, e] = 1
     S.r[R_R_NEXT, r] = -1
-    if way < 0 and not K[K_L2_ON_FILL]:
+    if way < 0 and rway < 0 and not K[K_L2_ON_FILL]:
         v, wb = _reserve(buf, q, h1, h2, h3, 1, b, sid, base, S.l2_sec)
         _l2_new_line(K, S, base + v)
         if wb >= 0:
@@ -1101,7 +1133,7 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
     elif not _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
         b = _l2_install(buf, K, S, h1, h2, h3, t, part, b, S.f[F_F_DIRTY, e], S.f[F_F_SEC, e])
         way = b.way
-    map_del(S.l2_keys, S.l2_vals, part * S.l2_map_size, S.l2_map_size, line2)
+    map_del(S.l2_keys, S.l2_vals, part * S.l2_map_size, S.l2_map_size, S.f[F_F_KEY, e])
     S.f[F_L2_FREE, part * K[K_L2_MSHRS] + S.part[P_L2_META, part]] = e
     S.part[P_L2_META, part] += 1
     r = r0
@@ -2968,7 +3000,8 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _port_arrive, _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
-              _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_serve, _l2_fill, _waiter,
+              _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_key, _l2_line_entry,
+              _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,
               _icache_requests,

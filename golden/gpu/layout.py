@@ -77,7 +77,7 @@ TABLES = {
         'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta', 'h_head', 'h_tail', 'h_n', 'h_busy'
     ),
     'f': (
-        'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads'
+        'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads', 'f_key'
     ),
     'bank': (
         'd_open', 'd_ready', 'd_act', 'd_pick'
@@ -128,7 +128,7 @@ CONFIG = (
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
     "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
     "store_acks", "smem_unit", "t_ccd", "t_ccdl", "t_wtr", "t_rtw", "dram_atom_bytes", "dram_group_shift",
-    "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer",
+    "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer", "l2_mshr_sector",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.
