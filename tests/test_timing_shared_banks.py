@@ -139,6 +139,28 @@ def test_random_rows_match_gpgpusim(banks, parts, broadcast):
     assert max(want) > 4  # the draw has conflicts to get right
 
 
+@pytest.mark.parametrize("banks, parts, broadcast", [(32, 1, "all"), (32, 1, "one"), (16, 2, "one")])
+def test_affine_rows_computed_once_per_kind_match_gpgpusim(banks, parts, broadcast):
+    # Affine rows (base + stride x lane) with few strides and bases that often agree modulo
+    # 4 x banks bytes: kernel_program computes one row of each kind (strides, mask, base modulo
+    # that) and gives it to the others; every row must still get GPGPU-Sim's count.
+    rng = np.random.default_rng(7 + banks + parts)
+    kb = KernelBuilder("affine", (1,), (32,))
+    rows = []
+    for i in range(400):
+        addr = int(rng.integers(0, 64)) * 4 * banks // 2 + int(rng.choice([0, 2, 4])) \
+            + int(rng.choice([0, 4, 8, 12, 64, 128, 132])) * LANES
+        active = np.ones(32, bool) if i % 3 else LANES < int(rng.integers(1, 33))
+        kb.load(0x10 + 16 * i, addr, active=active, space=Space.SHARED)
+        rows.append((addr, active))
+    kernel = kb.build()
+    assert (kernel.insts["lanes"] < 0).sum() == len(rows)  # all affine: the shared path
+    prog = kernel_program(kernel, 32, 128, 0, shared_banks=SharedBanks(banks, 32 // parts, broadcast))
+    want = [max(1, gpgpusim_accesses(a, m, banks, parts, broadcast == "one")) for a, m in rows]
+    assert prog.smem_cycles.tolist() == want
+    assert len(set(want)) > 3
+
+
 # -- timing --------------------------------------------------------------------------------
 
 

@@ -266,14 +266,44 @@ _BANK_CHUNK = 1 << 16
 
 def _bank_cycles(kernel: KernelTrace, rule: SharedBanks) -> np.ndarray:
     """Per row of ``kernel``: the LD/ST unit's cycles for a shared-memory row under ``rule``, 0 for
-    other rows (``uint8``; module docstring)."""
+    other rows (``uint8``; module docstring).
+
+    A row's bank accesses are the same when every lane's address moves by a multiple of
+    ``BANK_WORD_BYTES * banks`` bytes (each lane keeps its bank, and equal words stay equal), so
+    affine rows with the same strides, lane mask and base modulo that are computed once: rdgc's
+    hotspot at 0.25 has 63,072 affine shared rows of 53 kinds, bp 413,696 of 27.
+    """
     it = kernel.insts
     out = np.zeros(len(it), np.uint8)
     rows = np.flatnonzero((it["space"] == Space.SHARED) & (it["op"] != Op.BARRIER))
+    if not len(rows):
+        return out
+    sub = it[rows]
+    affine = sub["lanes"] < 0
+    a = sub[affine]
+    # The kind in two words (strides; mask, base modulo, dx, a byte), sorted and cut
+    # where it changes (np.unique over rows is ten times slower here).
+    strides = (a["sx"].astype(np.int64) << 32) | (a["sy"].astype(np.int64) & 0xFFFFFFFF)
+    rest = ((a["mask"].astype(np.int64) << 32)
+            | ((a["base"].astype(np.int64) % (BANK_WORD_BYTES * rule.banks)) << 8) | a["dx"].astype(np.int64))
+    order = np.lexsort((rest, strides))
+    s1, s2 = strides[order], rest[order]
+    new = np.ones(len(order), bool)
+    new[1:] = (s1[1:] != s1[:-1]) | (s2[1:] != s2[:-1])
+    kind = np.empty(len(order), np.int64)
+    kind[order] = np.cumsum(new) - 1
+    out[rows[affine]] = _rows_cycles(kernel, rows[affine][order[new]], rule)[kind]
+    out[rows[~affine]] = _rows_cycles(kernel, rows[~affine], rule)
+    return out
+
+
+def _rows_cycles(kernel: KernelTrace, rows: np.ndarray, rule: SharedBanks) -> np.ndarray:
+    """The LD/ST unit's cycles of shared-memory ``rows`` of ``kernel`` under ``rule``, each computed."""
+    out = np.zeros(len(rows), np.uint8)
     for lo in range(0, len(rows), _BANK_CHUNK):
         chunk = rows[lo:lo + _BANK_CHUNK]
-        out[chunk] = _part_cycles(lane_addresses(kernel, chunk), it["mask"][chunk], rule.banks,
-                                  rule.part, rule.broadcast == "one")
+        out[lo:lo + len(chunk)] = _part_cycles(lane_addresses(kernel, chunk), kernel.insts["mask"][chunk],
+                                               rule.banks, rule.part, rule.broadcast == "one")
     return out
 
 
