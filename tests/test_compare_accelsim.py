@@ -67,8 +67,8 @@ def differences(*args, **kw) -> list[str]:
 
 
 def test_kim20_matches_its_source():
-    # But for the L1's MSHRs, which GPGPU-Sim keys per sector and the timing model per line
-    # (docs/timing.md, "L2"): reported, not hidden.
+    # But for the L1's MSHRs, which GPGPU-Sim keys per sector and the preset per line (a choice:
+    # docs/timing.md, "L2 sectors"): reported, not hidden.
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == [L1_MSHR_KEY]
 
 

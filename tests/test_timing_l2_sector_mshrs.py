@@ -1,11 +1,12 @@
-"""L2 MSHRs per sector (``l2.mshr_key = "sector"``) against per line (the default).
+"""MSHRs per sector (``mshr_key = "sector"``, L2 and L1) against per line (the default).
 
 GPGPU-Sim's sector caches key their MSHRs by 32-byte sector (``cache_config::mshr_addr`` masks an
 address to ``m_atom_sz``): a sector's read fills that sector and answers its own waiters, whatever
 the line's other sectors are doing. Per line, a request for a sector the line's entry is not
 fetching reads it too, and the whole entry fills when its last read is back. Closed-form figures
-on ``tests/test_timing.py``'s test GPU with 32-byte sectors at both levels, three SMs, one warp
-each, every load used at once (``docs/timing.md``, "L2").
+on ``tests/test_timing.py``'s test GPU with 32-byte sectors at both levels, three SMs of one warp
+(the L2) or one SM of two warps (the L1), every load used at once (``docs/timing.md``, "L2
+sectors" and "L1 and MSHRs").
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ import numpy as np
 import pytest
 
 from golden.configs.schema import CacheConfig
-from golden.errors import InputError
 from golden.gpu.core import LOG_LOAD_DONE
-from golden.gpu.state import check_timing_config
 from golden.trace.builder import KernelBuilder
 from tests.test_timing import DRAM_LATENCY, L2_HIT_LATENCY, LINE, gpu, run
 
@@ -93,10 +92,31 @@ def test_a_bad_key_names_the_field(changes, message):
         gpu(**changes)
 
 
-def test_the_l1_keeps_its_mshrs_per_line():
-    g = gpu(l1={"sector_size": 32, "mshr_key": "sector"}, l2={"sector_size": 32})
-    with pytest.raises(InputError, match="l1.mshr_key: the timing model keeps the L1's MSHRs per line"):
-        check_timing_config(g)
+def _l1_done(key: str, later: int) -> tuple[dict[int, int], dict]:
+    """Two warps of one SM: warp 0 loads sector 0 of line 5 at once, warp 1 sector 1 ``later``
+    cycles on (the L2's MSHRs per sector, so only the L1's entries differ)."""
+    kb = KernelBuilder("l1-sectors", (1,), (64,))
+    warp = kb.tx // 32
+    kb.compute(later, active=warp == 1)
+    kb.load(0x10, 5 * LINE + 32 * warp + 0 * kb.tx)
+    kb.compute(1)
+    g = gpu(l1={"sector_size": 32, "mshr_key": key}, l2={"sector_size": 32, "mshr_key": "sector"})
+    tm, (r,) = run([kb], g, log_ldst=True)
+    done = {int(slot): int(c) for c, _, slot, _, what in tm.ldst_log() if what == LOG_LOAD_DONE}
+    return done, r.counters
+
+
+def test_an_l1_sector_fills_on_its_own_per_sector_and_with_its_line_per_line():
+    per_sector, c_sector = _l1_done("sector", LATER)
+    per_line, c_line = _l1_done("line", LATER)
+    # Per line, warp 1's sector joins warp 0's entry as a second read and the entry fills when
+    # both are back; per sector warp 0's own entry fills after its round trip.
+    assert per_sector[0] == SECTOR_DRAM
+    assert per_line[0] == per_line[1] == per_sector[1] > SECTOR_DRAM + LATER
+    for c in (c_sector, c_line):
+        assert c["l1_sector_misses"] == 1 and c["l1_mshr_merges"] == 0 and c["dram_reads"] == 2
+    # Long after the first fill, warp 1's sector misses on a resident line either way.
+    assert _l1_done("sector", 400)[0] == _l1_done("line", 400)[0]
 
 
 def test_sector_keys_leave_no_entry_behind():

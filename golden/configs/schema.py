@@ -248,14 +248,15 @@ class CacheConfig:
     mshr_merges : int
         Requests one MSHR can merge (0: unlimited).
     mshr_key : str
-        Timing model, L2: what one MSHR entry is kept for, one of :data:`MSHR_KEYS`. ``"line"``
+        Timing model (L1 and L2): what one MSHR entry is kept for, one of :data:`MSHR_KEYS`. ``"line"``
         (default): an entry per line; a request for sectors the entry is not fetching reads them
         too, and the line fills (its waiters answered) when all its reads are back. ``"sector"``
         (needs ``sector_size``): an entry per sector, as GPGPU-Sim's sector caches key their MSHRs
         (``cache_config::mshr_addr`` masks the address to ``m_atom_sz``, the 32-byte sector): each
         sector fills and answers its own waiters when its read is back, and ``mshrs`` and
-        ``mshr_merges`` count sectors. A request for several sectors takes one entry, named by its
-        first sector, as GPGPU-Sim names it by its address (``docs/timing.md``, "L2").
+        ``mshr_merges`` count sectors. A request for several sectors takes one entry, named by the
+        first sector it lacks, as GPGPU-Sim names it by its address (``docs/timing.md``, "L2
+        sectors").
     miss_queue : int
         Entries of the miss queue (0: unlimited).
     seed : int

@@ -117,7 +117,7 @@ __all__ = ["step_function", "shared_functions"]
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
  K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
- K_L2_MSHR_SECTOR) = range(len(layout.CONFIG))
+ K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -155,7 +155,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  M_LQ_FAIL, M_CTL_NBLOCKED, M_LDQ_HEAD, M_LDQ_N, M_L1_OUT_T, M_L1_OUT_N, M_CTL_VTA_HITS,
  M_RSP_N, M_RSP_LAST, M_IDLE_FROM, M_CTA_CORE, M_IC_WANT,) = range(48)
 (E_E_LINE, E_E_SEC, E_E_N, E_E_HEAD, E_E_TAIL, E_E_FLAGS, E_E_WRITE, E_E_FREE, E_E_SMEM,
- E_E_READS,) = range(10)
+ E_E_READS, E_E_KEY) = range(11)
 (R_R_KIND, R_R_SM, R_R_LINE, R_R_SEC, R_R_ENTRY, R_R_FLAGS, R_R_SLOT, R_R_WARP, R_R_CTA, R_R_PC,
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY, R_R_ROW, R_R_BYTES,) = range(19)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
@@ -173,7 +173,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 10, 19, 4, 10, 10, 4, 9, 8, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 4, 9, 8, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # DRAM times are kept in ticks of a core cycle (_dram_access): a DRAM cycle of another clock is
@@ -883,21 +883,22 @@ def _clear_way(buf, p, base, way):
     invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
 
 
-def _l2_key(K, line2, sec):
-    """The L2 MSHR map's key of a request for sectors ``sec`` of line ``line2``: the line, or under
-    ``l2.mshr_key = "sector"`` its first sector of ``sec`` (GPGPU-Sim's ``mshr_addr``)."""
-    if not K[K_L2_MSHR_SECTOR]:
-        return line2
+def _mshr_key(per_sector, line, sec):
+    """An MSHR map's key of a request for sectors ``sec`` of ``line``: the line, or with MSHRs per
+    sector (``mshr_key = "sector"``) its first sector of ``sec`` (GPGPU-Sim's ``mshr_addr``)."""
+    if not per_sector:
+        return line
     k = np.int64(0)
     while k < 7 and not (sec >> k) & 1:
         k += 1
-    return line2 * 8 + k
+    return line * 8 + k
 
 
-def _l2_line_entry(K, S, off, line2):
-    """Under ``l2.mshr_key = "sector"``: an MSHR entry of any sector of ``line2`` (the first found), or -1."""
-    for k in range(K[K_L2_LINE_BYTES] // K[K_L2_SECTOR_BYTES]):
-        e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2 * 8 + k)
+def _mshr_line_entry(keys, vals, off, size, line, sectors):
+    """With MSHRs per sector: an entry of any of the ``sectors`` sectors of ``line`` in the map at
+    ``keys[off:off + size]`` (the first found), or -1."""
+    for k in range(sectors):
+        e = map_find(keys, vals, off, size, line * 8 + k)
         if e >= 0:
             return e
     return np.int64(-1)
@@ -938,10 +939,12 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     other = np.int64(-1)  # per sector: an entry of another sector of the line, which is on its way
     if way < 0 or (not hit and (kind != RQ_WRITE or bmask)):  # a pending MSHR of the line matters
         # Per sector, a read is named by the first sector it still lacks (valid is 0 without a way).
+        lacking = need & ~valid if kind != RQ_WRITE else np.int64(0)
         e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size,
-                     _l2_key(K, line2, need & ~valid if kind != RQ_WRITE and need & ~valid else need))
+                     _mshr_key(K[K_L2_MSHR_SECTOR], line2, lacking if lacking else need))
         if e < 0 and K[K_L2_MSHR_SECTOR] and (rway >= 0 or (way < 0 and K[K_L2_ON_FILL])):
-            other = _l2_line_entry(K, S, off, line2)
+            other = _mshr_line_entry(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2,
+                                     K[K_L2_LINE_BYTES] // K[K_L2_SECTOR_BYTES])
             if kind == RQ_WRITE:
                 e = other  # a store to a line on its way joins one of its entries, as it joins a line's
     # A store that misses the line under write_allocate "fetch" reads it as a load miss does.
@@ -1077,7 +1080,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
     n = S.part[P_L2_META, part] - 1
     S.part[P_L2_META, part] = n
     e = S.f[F_L2_FREE, part * K[K_L2_MSHRS] + n]  # a global entry index
-    key = _l2_key(K, line2, fetch)
+    key = _mshr_key(K[K_L2_MSHR_SECTOR], line2, fetch)
     map_put(S.l2_keys, S.l2_vals, off, S.l2_map_size, key, e)
     S.f[F_F_KEY, e] = key
     S.f[F_F_LINE, e] = line2
@@ -1428,7 +1431,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
         v, wb = _take_way(buf, p, h1, h2, h3, 0, a, sid, base, S.l1_sec)
         a = _put(buf, p, h1, h2, h3, 0, a, sid, base, v, S.e[E_E_WRITE, e])
         S.l1_sec[base + v] = S.e[E_E_SEC, e]
-    map_del(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line)
+    map_del(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, S.e[E_E_KEY, e])
     S.e[E_E_FREE, sm * K[K_L1_MSHRS] + S.sm[M_L1_META, sm]] = e - sm * K[K_L1_MSHRS]
     S.sm[M_L1_META, sm] += 1
     w = S.e[E_E_HEAD, e]
@@ -1699,7 +1702,9 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
     sec = a0.sectors
     g = sm * K[K_SLOTS] + slot
     s, sid, base, way = _find(buf, p, sm, line)
+    rway = np.int64(-1)
     if way >= 0 and S.l1_sec[base + way] & RESERVED:
+        rway = way
         way = np.int64(-1)  # a line waiting for its fill: a load meets its MSHR, a store misses
     a = at_level(a0, sm, op, line, s, way)
     is_load = op == LOAD
@@ -1723,7 +1728,15 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
         return True
     off = sm * S.l1_map_size
     if is_load:
-        e = map_find(S.l1_keys, S.l1_vals, off, S.l1_map_size, line)
+        # Per sector, a load is named by the first sector it lacks; a line on its way in another
+        # sector's entry (other) makes it a sector miss with an entry of its own.
+        lacking = sec & ~S.l1_sec[base + way] if way >= 0 else sec
+        e = map_find(S.l1_keys, S.l1_vals, off, S.l1_map_size,
+                     _mshr_key(K[K_L1_MSHR_SECTOR], line, lacking if lacking else sec))
+        other = np.int64(-1)
+        if e < 0 and K[K_L1_MSHR_SECTOR] and way < 0:
+            other = _mshr_line_entry(S.l1_keys, S.l1_vals, off, S.l1_map_size, line,
+                                     K[K_LINE_BYTES] // K[K_SECTOR_BYTES])
         if e >= 0:
             if K[K_L1_MERGES] > 0 and S.e[E_E_N, e] >= K[K_L1_MERGES]:
                 S.c[C_L1_FAIL_MERGE] += 1
@@ -1765,7 +1778,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
                 _log(K, S, sm, line, op, np.int64(3))
                 _window_load(S, sm, t, np.int64(0), np.int64(1))
             return True
-        if way < 0 and not redirect and not K[K_L1_ON_FILL] and _all_reserved(p, S.l1_sec, base):
+        if way < 0 and rway < 0 and other < 0 and not redirect and not K[K_L1_ON_FILL] and _all_reserved(
+                p, S.l1_sec, base):
             # Every way waits for a fill: no line can be allocated (GPGPU-Sim's LINE_ALLOC_FAIL).
             S.c[C_L1_FAIL_LINE] += 1
             S.sm[M_LD_FAIL, sm] = C_L1_FAIL_LINE
@@ -1787,10 +1801,14 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
             # neither the L1D's counters nor its replacement state change, and no flags are kept.
             _on_miss(h1, h2, h3, 0, a)
             _log(K, S, sm, line, op, np.int64(2))
-        elif way >= 0:
+        elif way >= 0 or other >= 0:
+            # A sector miss: of a resident line, or (per sector) of one on its way in another
+            # sector's entry, whose policy flags it keeps; no hook, no way taken.
             S.c[C_L1_SECTOR_MISSES] += 1
             _log(K, S, sm, line, op, np.int64(4))
-            sec = sec & ~S.l1_sec[base + way]
+            sec = lacking
+            if other >= 0:
+                flags = S.e[E_E_FLAGS, other]
         else:
             flags = _miss(buf, p, h1, h2, h3, 0, a, True)
             _log(K, S, sm, line, op, np.int64(2))
@@ -1800,7 +1818,9 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
         n = S.sm[M_L1_META, sm] - 1
         S.sm[M_L1_META, sm] = n
         e = S.e[E_E_FREE, sm * K[K_L1_MSHRS] + n] + sm * K[K_L1_MSHRS]
-        map_put(S.l1_keys, S.l1_vals, off, S.l1_map_size, line, e)
+        key = _mshr_key(K[K_L1_MSHR_SECTOR], line, sec)
+        map_put(S.l1_keys, S.l1_vals, off, S.l1_map_size, key, e)
+        S.e[E_E_KEY, e] = key
         S.e[E_E_LINE, e] = line
         S.e[E_E_SEC, e] = sec
         S.e[E_E_N, e] = 1
@@ -1907,7 +1927,9 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, w
         S.c[C_SMEM_HITS] += 1
         _on_hit(h1, h2, h3, 0, a)
         _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_HIT, np.int64(-1), t)
-    elif way < 0 or map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line) >= 0:
+    elif way < 0 or (_mshr_line_entry(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line,
+                                      K[K_LINE_BYTES] // K[K_SECTOR_BYTES]) if K[K_L1_MSHR_SECTOR]
+                     else map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line)) >= 0:
         return False
     else:
         # The line is in the L1D (and not being filled): it moves to the shared-memory cache
@@ -3000,7 +3022,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _port_arrive, _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
-              _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _l2_key, _l2_line_entry,
+              _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,
               _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,

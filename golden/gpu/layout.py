@@ -64,7 +64,8 @@ TABLES = {
         'rsp_n', 'rsp_last', 'idle_from', 'cta_core', 'ic_want'
     ),
     'e': (
-        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads'
+        'e_line', 'e_sec', 'e_n', 'e_head', 'e_tail', 'e_flags', 'e_write', 'e_free', 'e_smem', 'e_reads',
+        'e_key'
     ),
     'r': (
         'r_kind', 'r_sm', 'r_line', 'r_sec', 'r_entry', 'r_flags', 'r_slot', 'r_warp', 'r_cta', 'r_pc',
@@ -128,7 +129,7 @@ CONFIG = (
     "smem_xor", "cta_rotating", "sms_per_cluster", "cta_first_cluster", "write_segment",
     "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
     "store_acks", "smem_unit", "t_ccd", "t_ccdl", "t_wtr", "t_rtw", "dram_atom_bytes", "dram_group_shift",
-    "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer", "l2_mshr_sector",
+    "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer", "l2_mshr_sector", "l1_mshr_sector",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

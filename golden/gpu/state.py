@@ -111,9 +111,6 @@ def check_timing_config(gpu: GPUConfig) -> None:
             raise InputError(f"{name}.lookup_latency: the lookup pipeline is part of the hit latency, so it "
                              f"must be at most {name}'s hit latency ({level.latency}), "
                              f"not {level.lookup_latency}")
-    if l1.mshr_key != "line":
-        raise InputError("l1.mshr_key: the timing model keeps the L1's MSHRs per line; 'sector' is "
-                         "modelled at the L2 only")
     if l2.miss_latency:
         raise InputError("l2.miss_latency: the timing model has it at the L1 only; a miss leaves the L2 "
                          "l2.hit_latency - l2.lookup_latency cycles after its lookup")
@@ -196,6 +193,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         # The L2's latency after its lookup; its lookup pipeline delays arrivals (core._inject).
         "l2_latency": l2.latency - l2.lookup_latency, "l2_lookup_latency": l2.lookup_latency,
         "l2_mshrs": l2.mshrs or 1024, "l2_merges": l2.mshr_merges, "l2_mshr_sector": l2.mshr_key == "sector",
+        "l1_mshr_sector": l1.mshr_key == "sector",
         "l2_alloc_on_fill": l2.allocate == "on-fill",
         "l2_shift": l2.line_size.bit_length() - l1.line_size.bit_length(),
         "n_part": gpu.l2_partitions, "l2_sets": l2.sets, "icnt_latency": gpu.icnt_latency,
