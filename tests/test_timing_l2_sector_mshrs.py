@@ -77,6 +77,10 @@ def test_a_reread_before_its_sectors_fill_merges_either_way():
     assert c_sector["l2_mshr_merges"] == 1 and c_sector["l2_hits"] == 0
     assert per_sector[2] == per_sector[0] + 1  # the same fill, answered one response after SM 0's
     assert c_sector["dram_reads"] == 2
+    # Per line too, answered with the line's entry (the same fill as SM 0's).
+    per_line, c_line = _done("line", 10)
+    assert c_line["l2_mshr_merges"] == 1 and c_line["l2_hits"] == 0
+    assert per_line[2] == per_line[0] + 1
 
 
 def test_the_default_is_per_line():

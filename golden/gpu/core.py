@@ -883,22 +883,28 @@ def _clear_way(buf, p, base, way):
     invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
 
 
+#: Keys per line in an MSHR map with entries per sector: a line has at most 8 sectors (schema).
+MSHR_SECTOR_KEYS = 8
+
+
 def _mshr_key(per_sector, line, sec):
     """An MSHR map's key of a request for sectors ``sec`` of ``line``: the line, or with MSHRs per
     sector (``mshr_key = "sector"``) its first sector of ``sec`` (GPGPU-Sim's ``mshr_addr``)."""
     if not per_sector:
         return line
     k = np.int64(0)
-    while k < 7 and not (sec >> k) & 1:
+    while k < MSHR_SECTOR_KEYS - 1 and not (sec >> k) & 1:
         k += 1
-    return line * 8 + k
+    return line * MSHR_SECTOR_KEYS + k
 
 
-def _mshr_line_entry(keys, vals, off, size, line, sectors):
-    """With MSHRs per sector: an entry of any of the ``sectors`` sectors of ``line`` in the map at
-    ``keys[off:off + size]`` (the first found), or -1."""
+def _mshr_line_entry(per_sector, keys, vals, off, size, line, sectors):
+    """An entry of ``line`` in the MSHR map at ``keys[off:off + size]``, or -1: its entry, or with
+    MSHRs per sector the first found of its ``sectors`` sectors' entries."""
+    if not per_sector:
+        return map_find(keys, vals, off, size, line)
     for k in range(sectors):
-        e = map_find(keys, vals, off, size, line * 8 + k)
+        e = map_find(keys, vals, off, size, line * MSHR_SECTOR_KEYS + k)
         if e >= 0:
             return e
     return np.int64(-1)
@@ -943,7 +949,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         e = map_find(S.l2_keys, S.l2_vals, off, S.l2_map_size,
                      _mshr_key(K[K_L2_MSHR_SECTOR], line2, lacking if lacking else need))
         if e < 0 and K[K_L2_MSHR_SECTOR] and (rway >= 0 or (way < 0 and K[K_L2_ON_FILL])):
-            other = _mshr_line_entry(S.l2_keys, S.l2_vals, off, S.l2_map_size, line2,
+            other = _mshr_line_entry(True, S.l2_keys, S.l2_vals, off, S.l2_map_size, line2,
                                      K[K_L2_LINE_BYTES] // K[K_L2_SECTOR_BYTES])
             if kind == RQ_WRITE:
                 e = other  # a store to a line on its way joins one of its entries, as it joins a line's
@@ -1735,7 +1741,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
                      _mshr_key(K[K_L1_MSHR_SECTOR], line, lacking if lacking else sec))
         other = np.int64(-1)
         if e < 0 and K[K_L1_MSHR_SECTOR] and way < 0:
-            other = _mshr_line_entry(S.l1_keys, S.l1_vals, off, S.l1_map_size, line,
+            other = _mshr_line_entry(True, S.l1_keys, S.l1_vals, off, S.l1_map_size, line,
                                      K[K_LINE_BYTES] // K[K_SECTOR_BYTES])
         if e >= 0:
             if K[K_L1_MERGES] > 0 and S.e[E_E_N, e] >= K[K_L1_MERGES]:
@@ -1927,9 +1933,8 @@ def _smem_lookup(buf, p, h1, h2, h3, K, S, t, sm, slot, g, row, line, a, base, w
         S.c[C_SMEM_HITS] += 1
         _on_hit(h1, h2, h3, 0, a)
         _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_HIT, np.int64(-1), t)
-    elif way < 0 or (_mshr_line_entry(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line,
-                                      K[K_LINE_BYTES] // K[K_SECTOR_BYTES]) if K[K_L1_MSHR_SECTOR]
-                     else map_find(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line)) >= 0:
+    elif way < 0 or _mshr_line_entry(K[K_L1_MSHR_SECTOR], S.l1_keys, S.l1_vals, sm * S.l1_map_size,
+                                     S.l1_map_size, line, K[K_LINE_BYTES] // max(1, K[K_SECTOR_BYTES])) >= 0:
         return False
     else:
         # The line is in the L1D (and not being filled): it moves to the shared-memory cache
