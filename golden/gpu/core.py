@@ -81,7 +81,7 @@ from golden.cache.hooks import (
     Access,
     at_level,
 )
-from golden.cache.replacement import choose_victim, insert, invalidate
+from golden.cache.replacement import choose_victim, insert, invalidate, touch
 from golden.gpu import layout
 from golden.gpu.bits import trailing_zeros
 from golden.gpu.program import CHUNK_BYTES
@@ -233,6 +233,11 @@ FULL_CHUNK = (np.int64(1) << CHUNK_BYTES) - 1
 # and FIFO never choose it while an unreserved way is left.
 RESERVED = np.int64(1) << 62
 RESERVED_STAMP = np.int64(1) << 58
+# In a sector mask: a resident line some of whose sectors are being fetched under allocate on miss
+# (a sector miss): GPGPU-Sim's ``allocate_sector`` marks the sector RESERVED, and a line with any
+# reserved sector is no victim (``is_reserved_line``). Its valid sectors still hit.
+PENDING = np.int64(1) << 61
+PROTECTED = RESERVED | PENDING
 # A scheduler with at most this many warp slots finds its resident warps through a mask of them
 # (sched_active, one int64 per scheduler); one with more scans its slots.
 MASK_SLOTS = 62
@@ -817,7 +822,7 @@ def _read_unreadable(S, slot, sectors):
 def _all_reserved(p, sec, base):
     """Every way of the set at ``base`` waits for a fill (``sec``: the level's sector masks)."""
     for w in range(p[P_WAYS]):
-        if not sec[base + w] & RESERVED:
+        if not sec[base + w] & PROTECTED:
             return False
     return True
 
@@ -835,13 +840,13 @@ def _take_way(buf, p, h1, h2, h3, L, a, sid, base, sec):
     stamp = _at(buf, p[O_STAMP])
     v = choose_victim(p[P_REPL], _at(buf, p[O_TAG]), stamp, _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]),
                       _at_u64(buf, p[O_RNG]), a.c, sid, base, p[P_WAYS])
-    if sec[base + v] & RESERVED:
+    if sec[base + v] & PROTECTED:
         v = np.int64(-1)
         for w in range(p[P_WAYS]):
-            if not sec[base + w] & RESERVED and (v < 0 or stamp[base + w] < stamp[base + v]):
+            if not sec[base + w] & PROTECTED and (v < 0 or stamp[base + w] < stamp[base + v]):
                 v = np.int64(w)
     w = _victim(h1, h2, h3, L, a, v)
-    if not sec[base + w] & RESERVED:
+    if not sec[base + w] & PROTECTED:
         v = w
     return v, _evict_way(buf, p, h1, h2, h3, L, a, base, v)
 
@@ -874,6 +879,28 @@ def _fill_reserved(buf, p, h1, h2, h3, L, a, sid, base, way, dirty, sec, sectors
     stamp[base + way] = st
     sec[base + way] = sectors
     return a
+
+
+def _stamp_found(buf, p, sid, base, way, sec):
+    """A lookup found its line's tag in ``way`` without hitting (it merges with the line's fill, or
+    misses a sector): the line becomes the most recently used, as GPGPU-Sim's
+    ``set_last_access_time`` (``HIT_RESERVED``) and ``allocate_sector`` (``SECTOR_MISS``) make it
+    under allocate on miss. A reserved line keeps its stamp's raise. No hook."""
+    stamp = _at(buf, p[O_STAMP])
+    st = stamp[base + way]
+    touch(p[P_REPL], stamp, _at(buf, p[O_FREQ]), _at(buf, p[O_TREE]), _at(buf, p[O_CLOCK]), sid, base, way,
+          p[P_WAYS])
+    if sec[base + way] & RESERVED and stamp[base + way] != st:
+        stamp[base + way] += RESERVED_STAMP
+
+
+def _sector_pending(per_sector, keys, vals, off, size, line, sectors, sec, slot):
+    """After a fill of ``line`` (resident in ``slot``) under allocate on miss: the line stays no
+    victim while another of its MSHR entries still fetches a sector (:data:`PENDING`)."""
+    if _mshr_line_entry(per_sector, keys, vals, off, size, line, sectors) >= 0:
+        sec[slot] |= PENDING
+    else:
+        sec[slot] &= ~PENDING
 
 
 def _clear_way(buf, p, base, way):
@@ -992,6 +1019,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             # A store to sectors the line lacks: they become valid (written), no fetch, no hook
             # (under the byte mask, below).
             S.c[C_L2_SECTOR_MISSES] += 1
+            if not K[K_L2_ON_FILL]:
+                _stamp_found(buf, q, sid, base, way, S.l2_sec)
             if not bmask:
                 S.l2_sec[base + way] |= need
         if bmask and kind == RQ_WRITE:
@@ -1015,6 +1044,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             _respond_to_sm(K, S, r, part, t + K[K_L2_LAT])
         return True
     if e >= 0:  # the line (or some of its sectors) is on its way from below: wait for it
+        if not K[K_L2_ON_FILL] and (way >= 0 or rway >= 0):
+            _stamp_found(buf, q, sid, base, way if way >= 0 else rway, S.l2_sec)
         # A store allocated lazily is done now: GPGPU-Sim's lazy fetch-on-read marks the reserved
         # line's sectors and acknowledges it at once, outside the MSHR (store_acks).
         lazy_ack = kind == RQ_WRITE and K[K_STORE_ACKS] != 0 and K[K_L2_WRITE_FETCH] == 0
@@ -1038,6 +1069,8 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         if missing:
             # Sectors the entry is not fetching: read them too; the entry fills when both arrived.
             S.c[C_L2_SECTOR_MISSES] += data
+            if way >= 0 and not K[K_L2_ON_FILL]:
+                S.l2_sec[base + way] |= PENDING
             S.f[F_F_SEC, e] |= missing
             S.f[F_F_READS, e] += 1
             _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, missing), b,
@@ -1078,6 +1111,10 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         S.c[C_L2_SECTOR_MISSES] += data
         req = S.f[F_F_FLAGS, other] if other >= 0 else np.int64(0)
         fetch = need & ~valid
+        if not K[K_L2_ON_FILL] and (way >= 0 or rway >= 0):
+            _stamp_found(buf, q, sid, base, way if way >= 0 else rway, S.l2_sec)
+            if way >= 0:
+                S.l2_sec[base + way] |= PENDING
         if bmask and (way >= 0 or rway >= 0):
             _read_unreadable(S, base + (way if way >= 0 else rway), fetch)
     else:
@@ -1137,12 +1174,17 @@ def _l2_fill(buf, K, S, h1, h2, h3, t, e):
     elif way >= 0:
         b = at_level(b, np.int64(0), np.int64(LOAD), line2, s, way)
         S.l2_sec[base + way] |= S.f[F_F_SEC, e]
+        if K[K_L2_ON_FILL]:
+            _stamp_found(buf, q, sid, base, way, S.l2_sec)  # GPGPU-Sim's fill allocates the sector
         if S.f[F_F_DIRTY, e]:
             _at(buf, q[O_DIRTY])[base + way] = 1
     elif not _respond(buf, q, h1, h2, h3, 1, b, S.f[F_F_FLAGS, e], np.int64(0)):
         b = _l2_install(buf, K, S, h1, h2, h3, t, part, b, S.f[F_F_DIRTY, e], S.f[F_F_SEC, e])
         way = b.way
     map_del(S.l2_keys, S.l2_vals, part * S.l2_map_size, S.l2_map_size, S.f[F_F_KEY, e])
+    if way >= 0 and K[K_L2_SECTOR_BYTES] and not K[K_L2_ON_FILL]:
+        _sector_pending(K[K_L2_MSHR_SECTOR], S.l2_keys, S.l2_vals, part * S.l2_map_size, S.l2_map_size, line2,
+                        K[K_L2_LINE_BYTES] // K[K_L2_SECTOR_BYTES], S.l2_sec, base + way)
     S.f[F_L2_FREE, part * K[K_L2_MSHRS] + S.part[P_L2_META, part]] = e
     S.part[P_L2_META, part] += 1
     r = r0
@@ -1433,11 +1475,16 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     elif way >= 0:
         # A sector miss (or a line a store brought in meanwhile): the sectors join the line.
         S.l1_sec[base + way] |= S.e[E_E_SEC, e]
+        if K[K_L1_ON_FILL]:
+            _stamp_found(buf, p, sid, base, way, S.l1_sec)  # GPGPU-Sim's fill allocates the sector
     elif not _respond(buf, p, h1, h2, h3, 0, a, S.e[E_E_FLAGS, e], S.r[R_R_RESP, r]):
         v, wb = _take_way(buf, p, h1, h2, h3, 0, a, sid, base, S.l1_sec)
         a = _put(buf, p, h1, h2, h3, 0, a, sid, base, v, S.e[E_E_WRITE, e])
         S.l1_sec[base + v] = S.e[E_E_SEC, e]
     map_del(S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, S.e[E_E_KEY, e])
+    if way >= 0 and K[K_SECTOR_BYTES] and not K[K_L1_ON_FILL]:
+        _sector_pending(K[K_L1_MSHR_SECTOR], S.l1_keys, S.l1_vals, sm * S.l1_map_size, S.l1_map_size, line,
+                        K[K_LINE_BYTES] // K[K_SECTOR_BYTES], S.l1_sec, base + way)
     S.e[E_E_FREE, sm * K[K_L1_MSHRS] + S.sm[M_L1_META, sm]] = e - sm * K[K_L1_MSHRS]
     S.sm[M_L1_META, sm] += 1
     w = S.e[E_E_HEAD, e]
@@ -1766,6 +1813,10 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
                 _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_MERGE, e - sm * K[K_L1_MSHRS], t)
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
+            if not K[K_L1_ON_FILL] and not redirect and (way >= 0 or rway >= 0):
+                _stamp_found(buf, p, sid, base, way if way >= 0 else rway, S.l1_sec)
+                if extra and way >= 0:
+                    S.l1_sec[base + way] |= PENDING
             w = _waiter(S, slot, row, np.int64(-1))
             S.wt[Q_WT_NEXT, S.e[E_E_TAIL, e]] = w
             S.e[E_E_TAIL, e] = w
@@ -1813,6 +1864,9 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
             S.c[C_L1_SECTOR_MISSES] += 1
             _log(K, S, sm, line, op, np.int64(4))
             sec = lacking
+            if way >= 0 and not K[K_L1_ON_FILL]:
+                _stamp_found(buf, p, sid, base, way, S.l1_sec)
+                S.l1_sec[base + way] |= PENDING
             if other >= 0:
                 flags = S.e[E_E_FLAGS, other]
         else:
@@ -1855,6 +1909,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
         if wpol == WRITE_EVICT:
             _drop(buf, p, h1, h2, h3, 0, a, base, way)
             invalidate(_at(buf, p[O_STAMP]), _at(buf, p[O_FREQ]), base, way)
+            S.l1_sec[base + way] = 0
     else:
         _miss(buf, p, h1, h2, h3, 0, a, False)
         _log(K, S, sm, line, op, np.int64(2))
@@ -3028,6 +3083,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,
+              _stamp_found, _sector_pending,
               _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,
