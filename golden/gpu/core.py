@@ -894,10 +894,24 @@ def _stamp_found(buf, p, sid, base, way, sec):
         stamp[base + way] += RESERVED_STAMP
 
 
+def _found(buf, p, on_fill, sid, base, way, rway, sec, fetches):
+    """A lookup found its line resident in ``way`` or reserved in ``rway`` (-1: not found) and did
+    not hit it. Under allocate on miss the line is stamped (:func:`_stamp_found`), and a resident
+    line that ``fetches`` sectors (a mask, 0 for none) is no victim until they are back
+    (:data:`PENDING`, GPGPU-Sim's ``allocate_sector``); under allocate on fill nothing changes
+    (GPGPU-Sim allocates the sector at its fill)."""
+    if on_fill or (way < 0 and rway < 0):
+        return
+    _stamp_found(buf, p, sid, base, way if way >= 0 else rway, sec)
+    if way >= 0 and fetches:
+        sec[base + way] |= PENDING
+
+
 def _sector_pending(per_sector, keys, vals, off, size, line, sectors, sec, slot):
     """After a fill of ``line`` (resident in ``slot``) under allocate on miss: the line stays no
-    victim while another of its MSHR entries still fetches a sector (:data:`PENDING`)."""
-    if _mshr_line_entry(per_sector, keys, vals, off, size, line, sectors) >= 0:
+    victim while another of its MSHR entries still fetches a sector (:data:`PENDING`). With an
+    entry per line the filled entry was the line's only one."""
+    if per_sector and _mshr_line_entry(per_sector, keys, vals, off, size, line, sectors) >= 0:
         sec[slot] |= PENDING
     else:
         sec[slot] &= ~PENDING
@@ -1019,8 +1033,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             # A store to sectors the line lacks: they become valid (written), no fetch, no hook
             # (under the byte mask, below).
             S.c[C_L2_SECTOR_MISSES] += 1
-            if not K[K_L2_ON_FILL]:
-                _stamp_found(buf, q, sid, base, way, S.l2_sec)
+            _found(buf, q, K[K_L2_ON_FILL], sid, base, way, rway, S.l2_sec, np.int64(0))
             if not bmask:
                 S.l2_sec[base + way] |= need
         if bmask and kind == RQ_WRITE:
@@ -1044,8 +1057,6 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             _respond_to_sm(K, S, r, part, t + K[K_L2_LAT])
         return True
     if e >= 0:  # the line (or some of its sectors) is on its way from below: wait for it
-        if not K[K_L2_ON_FILL] and (way >= 0 or rway >= 0):
-            _stamp_found(buf, q, sid, base, way if way >= 0 else rway, S.l2_sec)
         # A store allocated lazily is done now: GPGPU-Sim's lazy fetch-on-read marks the reserved
         # line's sectors and acknowledges it at once, outside the MSHR (store_acks).
         lazy_ack = kind == RQ_WRITE and K[K_STORE_ACKS] != 0 and K[K_L2_WRITE_FETCH] == 0
@@ -1066,11 +1077,10 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
             missing = need & ~S.f[F_F_SEC, e] & ~valid
             if bmask and (way >= 0 or rway >= 0):
                 _read_unreadable(S, base + (way if way >= 0 else rway), missing)
+        _found(buf, q, K[K_L2_ON_FILL], sid, base, way, rway, S.l2_sec, missing)
         if missing:
             # Sectors the entry is not fetching: read them too; the entry fills when both arrived.
             S.c[C_L2_SECTOR_MISSES] += data
-            if way >= 0 and not K[K_L2_ON_FILL]:
-                S.l2_sec[base + way] |= PENDING
             S.f[F_F_SEC, e] |= missing
             S.f[F_F_READS, e] += 1
             _below_l2(buf, K, S, h1, h2, h3, t + K[K_L2_LAT], part, line2, _l2_bytes(K, missing), b,
@@ -1111,10 +1121,7 @@ def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
         S.c[C_L2_SECTOR_MISSES] += data
         req = S.f[F_F_FLAGS, other] if other >= 0 else np.int64(0)
         fetch = need & ~valid
-        if not K[K_L2_ON_FILL] and (way >= 0 or rway >= 0):
-            _stamp_found(buf, q, sid, base, way if way >= 0 else rway, S.l2_sec)
-            if way >= 0:
-                S.l2_sec[base + way] |= PENDING
+        _found(buf, q, K[K_L2_ON_FILL], sid, base, way, rway, S.l2_sec, fetch)
         if bmask and (way >= 0 or rway >= 0):
             _read_unreadable(S, base + (way if way >= 0 else rway), fetch)
     else:
@@ -1813,10 +1820,8 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
                 _smem_event(h1, h2, h3, K, S, a, sm, line, SMEM_MERGE, e - sm * K[K_L1_MSHRS], t)
             S.sc[S_ACCESSES] += 1
             S.e[E_E_N, e] += 1
-            if not K[K_L1_ON_FILL] and not redirect and (way >= 0 or rway >= 0):
-                _stamp_found(buf, p, sid, base, way if way >= 0 else rway, S.l1_sec)
-                if extra and way >= 0:
-                    S.l1_sec[base + way] |= PENDING
+            if not redirect:
+                _found(buf, p, K[K_L1_ON_FILL], sid, base, way, rway, S.l1_sec, extra)
             w = _waiter(S, slot, row, np.int64(-1))
             S.wt[Q_WT_NEXT, S.e[E_E_TAIL, e]] = w
             S.e[E_E_TAIL, e] = w
@@ -1864,9 +1869,7 @@ def _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, a0, P, i):
             S.c[C_L1_SECTOR_MISSES] += 1
             _log(K, S, sm, line, op, np.int64(4))
             sec = lacking
-            if way >= 0 and not K[K_L1_ON_FILL]:
-                _stamp_found(buf, p, sid, base, way, S.l1_sec)
-                S.l1_sec[base + way] |= PENDING
+            _found(buf, p, K[K_L1_ON_FILL], sid, base, way, rway, S.l1_sec, sec)
             if other >= 0:
                 flags = S.e[E_E_FLAGS, other]
         else:
@@ -3083,7 +3086,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,
-              _stamp_found, _sector_pending,
+              _stamp_found, _found, _sector_pending,
               _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,
