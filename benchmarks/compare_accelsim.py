@@ -48,9 +48,11 @@ on one slice; ciao18 adds XOR hashing to the baseline, 3.2.2 had none).
 :func:`machine_differences` reads the written file back and prints every
 field that still differs from the preset before the table, including
 ``ldst_queue`` (``ID_OC_MEM`` + memory operand collector units +
-``OC_EX_MEM``). HEAD GPGPU-Sim rotates its schedulers' issue order every
-cycle whatever the config, where 3.2.2 (the ciao18 preset's source) did not:
-the gpucache side runs with ``issue_order = "rotating"`` and says so.
+``OC_EX_MEM``) and ``ldst_dispatch`` (GPGPU-Sim dispatches the units round
+robin; the presets keep issue order, so every run reports it). HEAD
+GPGPU-Sim rotates its schedulers' issue order every cycle whatever the
+config, where 3.2.2 (the ciao18 preset's source) did not: the gpucache side
+runs with ``issue_order = "rotating"`` and says so.
 
 **Differences that remain** (documented in ``docs/validation.md``, "The same
 machine on both sides"): Accel-Sim's cores have operand collectors, register
@@ -256,6 +258,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         # collector units (HEAD's default 2) and OC_EX_MEM.
         "ldst_queue": widths[4] + int(_option(text, "gpgpu_operand_collector_num_units_mem") or 2)
         + widths[9],
+        # GPGPU-Sim's dispatch_unit_t::find_ready, whatever the config.
+        "ldst_dispatch": "round-robin",
         **PEER_FIELDS,
         # gpgpu_sim::issue_block2core, whatever the config.
         "cta_issue": "rotating",
@@ -668,7 +672,12 @@ def main() -> int:
         name, sep, value = item.partition("=")
         if not sep or not name:
             sys.exit(f"compare_accelsim: --accelsim-set {item}: must be OPTION=VALUE")
-        files["gpgpusim.config"] = _set_option(files["gpgpusim.config"], name.lstrip("-"), value)
+        # A 2019 / 3.2.2 name sets HEAD's option; one the config lacks is appended, and said so
+        # (GPGPU-Sim does not reject an option it does not know).
+        name = RENAMES.get(name.lstrip("-"), name.lstrip("-"))
+        if _option(files["gpgpusim.config"], name) is None:
+            print(f"  --accelsim-set {item}: -{name} is not in the derived config: appended")
+        files["gpgpusim.config"] = _set_option(files["gpgpusim.config"], name, value)
     # Not differences of the machine: the simulator that runs its config does so. And the
     # instruction cache that fetches the exported code layout on Accel-Sim (the presets have
     # none: docs/timing.md, "Instruction fetch").

@@ -58,25 +58,31 @@ def test_set_option_replaces_or_appends():
     assert cmp._option(text, "gpgpu_gmem_skip_L1D") == "0"
 
 
-#: The one difference the timing model keeps on purpose (test below); the other tests leave it out.
+#: The differences the timing model keeps on purpose (test below); the other tests leave them out.
 L1_MSHR_KEY = "l1.mshr_key: gpucache 'line', Accel-Sim 'sector'"
+#: The presets take the LD/ST unit's queue in issue order (docs/validation.md, "GPGPU-Sim's
+#: collector units, round robin").
+LDST_DISPATCH = "ldst_dispatch: gpucache 'issue-order', Accel-Sim 'round-robin'"
 
 
 def differences(*args, **kw) -> list[str]:
-    return [d for d in cmp.machine_differences(*args, **kw) if d != L1_MSHR_KEY]
+    return [d for d in cmp.machine_differences(*args, **kw) if d not in (L1_MSHR_KEY, LDST_DISPATCH)]
 
 
 def test_kim20_matches_its_source():
     # But for the L1's MSHRs, which GPGPU-Sim keys per sector and the preset per line (a choice:
-    # docs/timing.md, "L2 sectors"): reported, not hidden.
-    assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == [L1_MSHR_KEY]
+    # docs/timing.md, "L2 sectors"), and the LD/ST unit's queue, which GPGPU-Sim dispatches round
+    # robin and the preset in issue order: reported, not hidden.
+    assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == [LDST_DISPATCH, L1_MSHR_KEY]
+    assert cmp.machine_differences(KIM20_TEXT, preset("kim20").replace(ldst_dispatch="round-robin")) == [
+        L1_MSHR_KEY]
 
 
 def test_the_l2s_rop_queue_and_sector_mshrs_are_compared():
     # Session 69's preset had the ROP queue's latency after the lookup; a line's MSHRs.
     old = preset("kim20").replace(l2=preset("kim20").l2.replace(lookup_latency=0, mshr_key="line"))
     assert set(cmp.machine_differences(KIM20_TEXT, old)) == {
-        L1_MSHR_KEY, "l2.lookup_latency: gpucache 0, Accel-Sim 120",
+        L1_MSHR_KEY, LDST_DISPATCH, "l2.lookup_latency: gpucache 0, Accel-Sim 120",
         "l2.mshr_key: gpucache 'line', Accel-Sim 'sector'"}
 
 

@@ -44,6 +44,29 @@ def test_ldst_queue_lets_warps_issue_while_the_unit_is_busy(queue, structural):
     assert r.counters["stall_structural"] == structural
 
 
+@pytest.mark.parametrize(("dispatch", "order"), [("issue-order", [0, 1, 2, 3, 4]),
+                                                  ("round-robin", [0, 1, 3, 2, 4])])
+def test_ldst_dispatch_takes_the_collector_units_round_robin(dispatch, order):
+    # 5 warps, each one load of 4 lines, a queue of 4: ID_OC_MEM, collector units 0 and 1,
+    # OC_EX_MEM. Warp 0 issues at cycle 0 into the free unit; warp 1 at 1 into OC_EX_MEM (the
+    # queue is empty), warp 2 at 2 into unit 0 and warp 3 at 3 into unit 1 (the lowest free).
+    # When the unit takes warp 1 at cycle 4, GPGPU-Sim's dispatch looks from the unit after the
+    # last dispatched (unit 0 at the start): unit 1, warp 3, goes first; warp 4, issued at 4, takes
+    # the unit it freed, and the next look, from unit 0, finds warp 2 before warp 4.
+    tm, (r,) = run([loads_per_warp(5, 4)], gpu(ldst_queue=4, ldst_dispatch=dispatch))
+    log = tm.access_log()
+    assert log[:, 0].tolist() == list(range(1, 21))
+    assert log[:, 2].tolist() == [10 * w + i for w in order for i in range(4)]
+    assert r.counters["stall_structural"] == 0
+
+
+def test_ldst_dispatch_round_robin_needs_room_for_a_collector_unit():
+    with pytest.raises(ValueError, match="^ldst_dispatch: 'round-robin' needs ldst_queue of at least 3"):
+        gpu(ldst_queue=2, ldst_dispatch="round-robin")
+    with pytest.raises(ValueError, match="^ldst_dispatch: must be one of issue-order, round-robin"):
+        gpu(ldst_queue=4, ldst_dispatch="rr")
+
+
 def test_a_queued_store_keeps_its_warp_until_the_unit_sends_it():
     # Warp 1's only instruction, a store, waits in the queue behind warp 0's load: the warp has
     # issued everything but retires only once the unit has sent the store (cycles 5-8), so the

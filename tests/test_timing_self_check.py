@@ -102,6 +102,8 @@ MACHINES = {
     # Memory instructions queued for the LD/ST unit, schedulers in rotating order, and lines
     # reserved at the miss in a small L1 and L2 (line reservation failures at both levels).
     "ldst-queue-rotating": dict(ldst_queue=3, issue_order="rotating"),
+    # The same queue as GPGPU-Sim's collector units, dispatched round robin.
+    "ldst-queue-round-robin": dict(ldst_queue=4, ldst_dispatch="round-robin", issue_order="rotating"),
     # GPGPU-Sim's CTA issue: one CTA per cluster (here both SMs) and cycle, the turn kept across
     # the two kernels.
     "cta-issue-rotating": dict(cta_issue="rotating", sms_per_cluster=2),

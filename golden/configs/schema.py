@@ -30,6 +30,7 @@ __all__ = [
     "SCHEDULERS",
     "STALLED_RELEASES",
     "ISSUE_ORDERS",
+    "LDST_DISPATCHES",
     "CTA_ISSUES",
     "WRITE_PACKETS",
     "ICNT_RESPONSE_ORDERS",
@@ -72,6 +73,10 @@ SCHEDULERS = ("lrr", "gto", "oldest", "two-level")
 STALLED_RELEASES = ("all", "last")
 #: Orders in which an SM's schedulers issue within a cycle (GPUConfig.issue_order).
 ISSUE_ORDERS = ("fixed", "rotating")
+#: The order in which an SM's LD/ST unit takes the memory instructions waiting for it
+#: (GPUConfig.ldst_dispatch): the order they issued in, or GPGPU-Sim's memory operand collector
+#: units dispatched round robin (``dispatch_unit_t::find_ready``).
+LDST_DISPATCHES = ("issue-order", "round-robin")
 #: How the timing model starts CTAs on SMs (GPUConfig.cta_issue): every CTA that fits in the
 #: cycle, SM 0 first each time, or GPGPU-Sim's issue_block2core (one CTA per cluster and cycle,
 #: from the cluster after the last that took one, that turn kept across kernels).
@@ -476,9 +481,16 @@ class GPUConfig:
     ldst_queue : int
         Global memory instructions an SM holds between issue and its LD/ST unit (timing
         model): a warp may issue one while the unit is busy as long as fewer than this many
-        wait, and the unit takes them in issue order. GPGPU-Sim's pipeline register
+        wait, and the unit takes them in the order ``ldst_dispatch`` gives. GPGPU-Sim's pipeline register
         ``ID_OC_MEM``, memory operand collectors and ``OC_EX_MEM`` (``docs/timing.md``);
         0: a memory instruction issues only into a free unit.
+    ldst_dispatch : str
+        The order in which the LD/ST unit takes the instructions of ``ldst_queue``:
+        ``"issue-order"`` (first issued, first taken) or ``"round-robin"`` (GPGPU-Sim's: the
+        queue is ``ID_OC_MEM``, ``ldst_queue - 2`` collector units and ``OC_EX_MEM``; an
+        instruction takes the lowest free unit, and the units are dispatched to ``OC_EX_MEM``
+        in turn from the one after the last dispatched, so a warp that issued later can go
+        first): :data:`LDST_DISPATCHES`.
     icnt_latency : int
         Cycles a packet takes between an SM and an L2 partition, each way.
     write_packet : str
@@ -649,6 +661,7 @@ class GPUConfig:
     two_level_active: int = 6
     stalled_release: str = "all"
     ldst_queue: int = 0
+    ldst_dispatch: str = "issue-order"
     issue_order: str = "fixed"
     icnt_latency: int = 8
     icnt_flit_bytes: int = 32
@@ -689,7 +702,7 @@ class GPUConfig:
     def __post_init__(self) -> None:
         _check_text(self, ("name", "source", "scheduler", "cta_scheduler", "cta_issue", "write_packet",
                            "stalled_release",
-                           "issue_order",
+                           "issue_order", "ldst_dispatch",
                            "icnt_response_order", "icnt_input_queues", "icnt_request_queues", "coalescing",
                            "store_acks", "dram_scheduler",
                            "dram_address_map",
@@ -704,7 +717,8 @@ class GPUConfig:
         for name, choices in (("scheduler", SCHEDULERS), ("cta_issue", CTA_ISSUES),
                               ("write_packet", WRITE_PACKETS),
                               ("stalled_release", STALLED_RELEASES),
-                              ("issue_order", ISSUE_ORDERS), ("icnt_response_order", ICNT_RESPONSE_ORDERS),
+                              ("issue_order", ISSUE_ORDERS), ("ldst_dispatch", LDST_DISPATCHES),
+                              ("icnt_response_order", ICNT_RESPONSE_ORDERS),
                               ("icnt_input_queues", ICNT_INPUT_QUEUES),
                               ("icnt_request_queues", ICNT_REQUEST_QUEUES), ("coalescing", COALESCINGS),
                               ("store_acks", STORE_ACKS),
@@ -717,6 +731,10 @@ class GPUConfig:
         if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":
             raise ValueError("icnt_input_queues: 'single' needs icnt_response_order 'round-robin' (the SM "
                              "outputs that take turns among the sub-partitions' heads)")
+        if self.ldst_dispatch == "round-robin" and self.ldst_queue < 3:
+            # ID_OC_MEM, at least one collector unit and OC_EX_MEM.
+            raise ValueError(f"ldst_dispatch: 'round-robin' needs ldst_queue of at least 3 (ID_OC_MEM, a "
+                             f"collector unit and OC_EX_MEM), not {self.ldst_queue}")
         if self.coalescing == "sector" and (self.l1.sector_size != 32 or self.warp_size != 32):
             # A 64-wide wavefront's halves are joined line by line (golden.gpu.program).
             raise ValueError(f"coalescing: 'sector' needs 32-thread warps and an L1 with 32-byte sectors, "

@@ -117,7 +117,7 @@ __all__ = ["step_function", "shared_functions"]
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
  K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
- K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR) = range(len(layout.CONFIG))
+ K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -2601,37 +2601,87 @@ def _bank_access(K, S, P, sm, t):
     _ldst_unit_free(K, S, P, sm)
 
 
+def _ldq_move(S, a, b):
+    """Queue entry ``a`` (an index into ``S.ldq``) moves to entry ``b``; ``a`` is empty after."""
+    S.ldq[D_LDQ_SLOT, b] = S.ldq[D_LDQ_SLOT, a]
+    S.ldq[D_LDQ_ROW, b] = S.ldq[D_LDQ_ROW, a]
+    S.ldq[D_LDQ_ROW, a] = -1
+
+
+def _ldq_free_unit(S, base, d):
+    """Where an instruction enters a round-robin queue of ``d`` entries from ``base``: the lowest
+    free collector unit (entries 1 to ``d - 2``; GPGPU-Sim's ``allocate_cu``), or ``ID_OC_MEM``
+    (entry ``d - 1``) while every unit is taken."""
+    for k in range(1, d - 1):
+        if S.ldq[D_LDQ_ROW, base + k] < 0:
+            return base + k
+    return base + d - 1
+
+
+def _ldq_dispatch(S, sm, base, d):
+    """``OC_EX_MEM`` (entry 0 of the round-robin queue from ``base``) has just been taken: the
+    collector unit after the one dispatched last that holds an instruction moves into it
+    (``dispatch_unit_t::find_ready``), then ``ID_OC_MEM``'s instruction into the lowest free unit
+    (``allocate_cu``, after the dispatch within GPGPU-Sim's cycle). Every instruction of the queue
+    but ``OC_EX_MEM``'s is in a unit while one is free, so a waiting instruction is always found."""
+    S.ldq[D_LDQ_ROW, base] = -1
+    units = d - 2
+    last = S.sm[M_LDQ_HEAD, sm]
+    for n in range(units):
+        c = (last + 1 + n) % units
+        if S.ldq[D_LDQ_ROW, base + 1 + c] >= 0:
+            _ldq_move(S, base + 1 + c, base)
+            S.sm[M_LDQ_HEAD, sm] = c
+            break
+    if S.ldq[D_LDQ_ROW, base + d - 1] >= 0:
+        _ldq_move(S, base + d - 1, _ldq_free_unit(S, base, d))
+
+
 def _ldst_next(K, S, P, sm):
-    """The LD/ST unit of ``sm`` is free: it takes the oldest instruction of its queue, if any."""
+    """The LD/ST unit of ``sm`` is free: it takes the next instruction of its queue, if any (the
+    oldest, or under ``ldst_dispatch`` round-robin ``OC_EX_MEM``'s)."""
     if S.sm[M_LDQ_N, sm] == 0:
         return
     d = K[K_LDST_QUEUE]
-    q = sm * d + S.sm[M_LDQ_HEAD, sm]
+    if K[K_LDST_RR]:
+        q = sm * d
+    else:
+        q = sm * d + S.sm[M_LDQ_HEAD, sm]
+        S.sm[M_LDQ_HEAD, sm] = (S.sm[M_LDQ_HEAD, sm] + 1) % d
     w = S.ldq[D_LDQ_SLOT, q]
-    S.sm[M_LDQ_HEAD, sm] = (S.sm[M_LDQ_HEAD, sm] + 1) % d
+    r = S.ldq[D_LDQ_ROW, q]
+    if K[K_LDST_RR]:
+        _ldq_dispatch(S, sm, q, d)
     S.sm[M_LDQ_N, sm] -= 1
     S.w[W_W_LDQ, sm * K[K_SLOTS] + w] -= 1
     if K[K_LOG_LDST]:
-        _log(K, S, sm, sm * K[K_SLOTS] + w, S.ldq[D_LDQ_ROW, q], np.int64(LOG_LDST_TAKE))
-    _ldst_start(S, P, sm, w, S.ldq[D_LDQ_ROW, q])
+        _log(K, S, sm, sm * K[K_SLOTS] + w, r, np.int64(LOG_LDST_TAKE))
+    _ldst_start(S, P, sm, w, r)
 
 
 def _ldst_take(K, S, P, sm, g, w, r):
     """Memory row ``r`` of warp slot ``w`` (``g`` on the GPU) goes to the LD/ST unit of ``sm``, or
-    waits in its queue while the unit is busy (``_why`` checked room)."""
+    waits in its queue while the unit is busy (``_why`` checked room): at its tail, or under
+    ``ldst_dispatch`` round-robin in ``OC_EX_MEM`` if that is empty (so is the queue), else in the
+    lowest free collector unit, else in ``ID_OC_MEM``."""
     if K[K_LOG_LDST]:
         _log(K, S, sm, g, r, np.int64(LOG_MEM_ISSUE))
     if S.sm[M_LD_SLOT, sm] < 0:
         if K[K_LOG_LDST]:
             _log(K, S, sm, g, r, np.int64(LOG_LDST_TAKE))
         _ldst_start(S, P, sm, w, r)
-    else:
-        d = K[K_LDST_QUEUE]
+        return
+    d = K[K_LDST_QUEUE]
+    if not K[K_LDST_RR]:
         q = sm * d + (S.sm[M_LDQ_HEAD, sm] + S.sm[M_LDQ_N, sm]) % d
-        S.ldq[D_LDQ_SLOT, q] = w
-        S.ldq[D_LDQ_ROW, q] = r
-        S.sm[M_LDQ_N, sm] += 1
-        S.w[W_W_LDQ, g] += 1
+    elif S.sm[M_LDQ_N, sm] == 0:
+        q = sm * d
+    else:
+        q = _ldq_free_unit(S, sm * d, d)
+    S.ldq[D_LDQ_SLOT, q] = w
+    S.ldq[D_LDQ_ROW, q] = r
+    S.sm[M_LDQ_N, sm] += 1
+    S.w[W_W_LDQ, g] += 1
 
 
 def _issue(K, S, P, sm, w, t):
@@ -3086,7 +3136,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,
-              _stamp_found, _found, _sector_pending,
+              _stamp_found, _found, _sector_pending, _ldq_move, _ldq_free_unit, _ldq_dispatch,
               _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,

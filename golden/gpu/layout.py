@@ -130,6 +130,7 @@ CONFIG = (
     "icache_sets", "icache_ways", "icache_mshrs", "l2_byte_mask", "smem_latency", "l2_lookup_latency",
     "store_acks", "smem_unit", "t_ccd", "t_ccdl", "t_wtr", "t_rtw", "dram_atom_bytes", "dram_group_shift",
     "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer", "l2_mshr_sector", "l1_mshr_sector",
+    "ldst_rr",
 )
 
 #: Counters the model accumulates over a run (``int64``), in order.

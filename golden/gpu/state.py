@@ -225,6 +225,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "dram_latency": gpu.dram_latency, "fixed_latency": fixed_latency, "series_period": series_period,
         "self_check": int(self_check),
         "stalled_release": STALLED_RELEASES.index(gpu.stalled_release), "ldst_queue": gpu.ldst_queue,
+        "ldst_rr": gpu.ldst_dispatch == "round-robin",
         "issue_rotating": gpu.issue_order == "rotating", "l2_write_fetch": l2.write_allocate == "fetch",
         "l2_byte_mask": l2_byte_mask(gpu), "smem_latency": gpu.smem_latency,
         "log_capacity": log_capacity, "log_ldst": int(log_ldst),
@@ -273,6 +274,8 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
              "ic": max(1, n_sm * ic_sets * ic_ways), "im": n_sm * ic_mshrs}
     arrays = {name: np.zeros((len(fields), int(sizes[name])), np.int64)
               for name, fields in layout.TABLES.items()}
+    # An empty entry of an LD/ST queue dispatched round robin (core._ldq_dispatch) has row -1.
+    arrays["ldq"][layout.TABLES["ldq"].index("ldq_row")] = -1
     l1_map, l2_map = map_size(int(m1)), map_size(int(m2))
     # Events: requests, loads, per DRAM request its arrival and at most one wake-up of its channel,
     # and per SM at most one wake-up of its crossbar output (icnt_response_order round-robin).
