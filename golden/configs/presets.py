@@ -179,9 +179,9 @@ _KIM20 = GPUConfig(
     icnt_input_buffer=320,
     # GPGPU-Sim dispatches the 8 collector units round robin (dispatch_unit_t::find_ready,
     # ldst_dispatch "round-robin"); the preset keeps issue order: beside Accel-Sim on bicg, atax and
-    # mvt at 0.25, in three settings a cycle apart on both sides, round robin doubled atax's and
-    # mvt's mean L2 gap (6.5 -> 13.4 and 6.1 -> 13.1 points; docs/validation.md, "GPGPU-Sim's
-    # collector units, round robin").
+    # mvt at 0.25, over four settings a cycle apart on both sides, round robin left atax's and
+    # mvt's mean L2 gap at 11.4 and 11.3 points against issue order's 6.1 and 7.3
+    # (docs/validation.md, "GPGPU-Sim's collector units, round robin").
     ldst_queue=10,
     shared_mem_bytes=48 * KB,
     shared_mem_banks=32,
