@@ -674,7 +674,8 @@ def main() -> int:
             sys.exit(f"compare_accelsim: --accelsim-set {item}: must be OPTION=VALUE")
         # A 2019 / 3.2.2 name sets HEAD's option; one the config lacks is appended, and said so
         # (GPGPU-Sim does not reject an option it does not know).
-        name = RENAMES.get(name.lstrip("-"), name.lstrip("-"))
+        name = name.lstrip("-")
+        name = RENAMES.get(name, name)
         if _option(files["gpgpusim.config"], name) is None:
             print(f"  --accelsim-set {item}: -{name} is not in the derived config: appended")
         files["gpgpusim.config"] = _set_option(files["gpgpusim.config"], name, value)

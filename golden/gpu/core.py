@@ -2608,11 +2608,12 @@ def _ldq_move(S, a, b):
     S.ldq[D_LDQ_ROW, a] = -1
 
 
-def _ldq_free_unit(S, base, d):
-    """Where an instruction enters a round-robin queue of ``d`` entries from ``base``: the lowest
-    free collector unit (entries 1 to ``d - 2``; GPGPU-Sim's ``allocate_cu``), or ``ID_OC_MEM``
+def _ldq_free_entry(S, base, d):
+    """Where an instruction enters a round-robin queue of ``d`` entries from ``base``:
+    ``OC_EX_MEM`` (entry 0) if it is empty, which it is only with the whole queue; else the lowest
+    free collector unit (entries 1 to ``d - 2``; GPGPU-Sim's ``allocate_cu``); else ``ID_OC_MEM``
     (entry ``d - 1``) while every unit is taken."""
-    for k in range(1, d - 1):
+    for k in range(d - 1):
         if S.ldq[D_LDQ_ROW, base + k] < 0:
             return base + k
     return base + d - 1
@@ -2623,7 +2624,8 @@ def _ldq_dispatch(S, sm, base, d):
     collector unit after the one dispatched last that holds an instruction moves into it
     (``dispatch_unit_t::find_ready``), then ``ID_OC_MEM``'s instruction into the lowest free unit
     (``allocate_cu``, after the dispatch within GPGPU-Sim's cycle). Every instruction of the queue
-    but ``OC_EX_MEM``'s is in a unit while one is free, so a waiting instruction is always found."""
+    but ``OC_EX_MEM``'s is in a unit while one is free, so a waiting instruction is always found,
+    and ``OC_EX_MEM`` is full again whenever ``ID_OC_MEM`` held one."""
     S.ldq[D_LDQ_ROW, base] = -1
     units = d - 2
     last = S.sm[M_LDQ_HEAD, sm]
@@ -2634,7 +2636,7 @@ def _ldq_dispatch(S, sm, base, d):
             S.sm[M_LDQ_HEAD, sm] = c
             break
     if S.ldq[D_LDQ_ROW, base + d - 1] >= 0:
-        _ldq_move(S, base + d - 1, _ldq_free_unit(S, base, d))
+        _ldq_move(S, base + d - 1, _ldq_free_entry(S, base, d))
 
 
 def _ldst_next(K, S, P, sm):
@@ -2672,12 +2674,10 @@ def _ldst_take(K, S, P, sm, g, w, r):
         _ldst_start(S, P, sm, w, r)
         return
     d = K[K_LDST_QUEUE]
-    if not K[K_LDST_RR]:
-        q = sm * d + (S.sm[M_LDQ_HEAD, sm] + S.sm[M_LDQ_N, sm]) % d
-    elif S.sm[M_LDQ_N, sm] == 0:
-        q = sm * d
+    if K[K_LDST_RR]:
+        q = _ldq_free_entry(S, sm * d, d)
     else:
-        q = _ldq_free_unit(S, sm * d, d)
+        q = sm * d + (S.sm[M_LDQ_HEAD, sm] + S.sm[M_LDQ_N, sm]) % d
     S.ldq[D_LDQ_SLOT, q] = w
     S.ldq[D_LDQ_ROW, q] = r
     S.sm[M_LDQ_N, sm] += 1
@@ -3136,7 +3136,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,
-              _stamp_found, _found, _sector_pending, _ldq_move, _ldq_free_unit, _ldq_dispatch,
+              _stamp_found, _found, _sector_pending, _ldq_move, _ldq_free_entry, _ldq_dispatch,
               _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,

@@ -27,7 +27,9 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
 #: SM's ring, ``lq_fail`` the reservation failure its head met), ``ldq`` per entry of the SMs'
 #: memory-instruction queues (``ldst_queue``: a global memory instruction issued and waiting for
-#: the LD/ST unit; ``w_ldq`` counts a warp's entries, ``ldq_head``/``ldq_n`` an SM's ring). Under
+#: the LD/ST unit; ``w_ldq`` counts a warp's entries, ``ldq_head``/``ldq_n`` an SM's ring, or under
+#: ``ldst_dispatch`` round-robin ``ldq_head`` the collector unit dispatched last and ``ldq_row``
+#: -1 in an empty entry: ``core._ldq_dispatch``). Under
 #: the ``registers`` dependence
 #: rule, ``w_stop`` is the position (in the warp's instructions) it may not issue before its
 #: pending loads that position waits for are back, ``w_old`` its oldest row that may still be
