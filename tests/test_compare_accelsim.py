@@ -275,3 +275,23 @@ def test_an_unusable_instruction_cache_names_the_option(il1, line, message):
         cmp.icache_fields(cmp._set_option(KIM20_TEXT, "gpgpu_cache:il1", il1), line)
     with pytest.raises(cmp.InputError, match="^gpgpu_cache:il1: cannot read None"):
         cmp.icache_fields(KIM20_TEXT, 128)
+
+
+def test_loads_past_the_l1_on_one_side_only_are_reported():
+    # gmem_skip_L1D 1 pairs with kim20-l1-off; the derived config keeps 0 for the baseline.
+    skip, cached = "-gpgpu_gmem_skip_L1D 1\n", "-gpgpu_gmem_skip_L1D 0\n"
+    assert cmp.l1_skip_difference(skip, cmp.L1_OFF) is None
+    assert cmp.l1_skip_difference(cached, None) is None
+    assert cmp.l1_skip_difference(cached, "kim20-two-level") is None
+    line = cmp.l1_skip_difference(skip, None)
+    assert line == ("global loads: gpucache cached (policy baseline), Accel-Sim past the L1 "
+                    "(gpgpu_gmem_skip_L1D 1)")
+    assert "gpucache past the L1 (policy kim20-l1-off)" in cmp.l1_skip_difference(cached, cmp.L1_OFF)
+
+
+def test_a_rate_neither_side_has_passes_and_one_side_alone_fails():
+    nan = float("nan")
+    assert cmp._within(nan, nan, 5.0)  # every load past the L1 on both sides
+    assert not cmp._within(nan, 40.0, 5.0)
+    assert not cmp._within(40.0, nan, 5.0)
+    assert cmp._within(44.0, 40.0, 5.0) and not cmp._within(45.5, 40.0, 5.0)
