@@ -4,7 +4,9 @@ The loop leaves a scheduler that found no warp asleep until an event that can
 make one of its warps ready, and skips a quiet SM, adding its counts when
 something next happens to it. With ``self_check`` every sleeping scheduler is
 scanned anyway (a scan that finds a warp, or another stall reason, counts in
-``self_check_fails``) and no SM is left quiet. A run must then give zero
+``self_check_fails``) and no SM is left quiet; the FR-FCFS DRAM scheduler's
+picks and wake-ups, found from per-bank lists, are checked against a walk of
+the channel's window in queue order. A run must then give zero
 failures and exactly the results of the run without the check, which must
 have taken the shortcuts (``quiet_sm_cycles``, ``quiet_held_sm_cycles``).
 """
@@ -119,6 +121,11 @@ MACHINES = {
     # the L2 needs more requests than 2 SMs send: tests/test_timing_dram.py.)
     "frfcfs-window": dict(dram_scheduler="frfcfs", dram_queue=2, dram_channels=1, dram_banks=2,
                           dram_t_rcd=60, dram_t_rp=60, dram_t_cl=40),
+    # The same with a window of 6 and rows of 8 lines: row hits picked from behind older requests
+    # of their bank. The check walks the window in queue order for each bank's pick and the
+    # channel's next wake-up, which the scheduler finds from per-bank lists.
+    "frfcfs-rows": dict(dram_scheduler="frfcfs", dram_queue=6, dram_channels=1, dram_banks=2,
+                        dram_row_bytes=1024, dram_t_rcd=30, dram_t_rp=30, dram_t_cl=20),
     # An instruction cache of two lines and one MSHR: warps stall on fetches, wait for a free MSHR,
     # and SMs go quiet while their reads are out.
     "icache": dict(icache_bytes=2 * LINE, icache_assoc=1, icache_mshrs=1),
@@ -151,7 +158,7 @@ def test_shortcuts_change_nothing(name):
     assert used["quiet_sm_cycles"] >= used["quiet_held_sm_cycles"] > 0
     # An SM left without warps while the other finishes its CTAs: settled in bulk.
     assert used["idle_sm_cycles"] > 0
-    if name == "frfcfs-window":
+    if name.startswith("frfcfs-"):
         # The machine does what it is here for: the window served requests out of order.
         assert sum(k.counters["dram_reordered"] for k in plain) > 0
     if name == "icache":

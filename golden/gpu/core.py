@@ -163,9 +163,11 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  P_H_BUSY,) = range(10)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,
  F_F_KEY) = range(10)
-(B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK,) = range(4)
-(H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE, H_D_COL, H_D_DIR, H_D_GRP,) = range(9)
-(DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE,) = range(8)
+(B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK, B_DQ_HEAD, B_DQ_TAIL,) = range(6)
+(H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE, H_D_COL, H_D_DIR, H_D_GRP, H_DQ_SEQ,
+ H_DQ_BOUND,) = range(11)
+(DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE, DQ_SEQ, DQ_BNEXT,
+ DQ_BPREV,) = range(11)
 (PT_HEAD, PT_TAIL,) = range(2)
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
@@ -173,7 +175,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 4, 9, 8, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 6, 11, 11, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 
 # DRAM times are kept in ticks of a core cycle (_dram_access): a DRAM cycle of another clock is
@@ -508,19 +510,101 @@ def _dram(K, S, t, part, line2, nbytes, is_write, e):
     _event(S, t + K[K_DRAM_LAT], EV_DRAM_ARRIVE, x)
 
 
-def _dram_arrive(K, S, t, x):
-    """DRAM request ``x`` joins the tail of its channel's queue; the scheduler runs."""
-    ch = x // K[K_DQ_PER_CH]  # each channel's requests are its own slice of the pool
-    tail = S.ch[H_DQ_TAIL, ch]
-    S.dq[DQ_NEXT, x] = -1
-    S.dq[DQ_PREV, x] = tail
-    if tail >= 0:
-        S.dq[DQ_NEXT, tail] = x
+def _list_append(nodes, nxt, prv, owners, head, tail, o, x):
+    """Append entry ``x`` (rows ``nxt``, ``prv`` of ``nodes``) to the doubly linked list of owner ``o``
+    (rows ``head``, ``tail`` of ``owners``)."""
+    last = owners[tail, o]
+    nodes[nxt, x] = -1
+    nodes[prv, x] = last
+    if last >= 0:
+        nodes[nxt, last] = x
     else:
-        S.ch[H_DQ_HEAD, ch] = x
-    S.ch[H_DQ_TAIL, ch] = x
+        owners[head, o] = x
+    owners[tail, o] = x
+
+
+def _list_remove(nodes, nxt, prv, owners, head, tail, o, x):
+    """Take entry ``x`` out of owner ``o``'s doubly linked list (as :func:`_list_append`)."""
+    before, after = nodes[prv, x], nodes[nxt, x]
+    if before >= 0:
+        nodes[nxt, before] = after
+    else:
+        owners[head, o] = after
+    if after >= 0:
+        nodes[prv, after] = before
+    else:
+        owners[tail, o] = before
+
+
+def _dram_arrive(K, S, t, x):
+    """DRAM request ``x`` joins the tail of its channel's queue and of its bank's; the scheduler runs."""
+    ch = x // K[K_DQ_PER_CH]  # each channel's requests are its own slice of the pool
+    _list_append(S.dq, DQ_NEXT, DQ_PREV, S.ch, H_DQ_HEAD, H_DQ_TAIL, ch, x)
+    bank = ch * K[K_BANKS] + S.dq[DQ_BANK, x]
+    _list_append(S.dq, DQ_BNEXT, DQ_BPREV, S.bank, B_DQ_HEAD, B_DQ_TAIL, bank, x)
     S.ch[H_DQ_N, ch] += 1
+    S.dq[DQ_SEQ, x] = S.ch[H_DQ_SEQ, ch]
+    S.ch[H_DQ_SEQ, ch] += 1
+    if S.ch[H_DQ_N, ch] == K[K_DRAM_QUEUE]:
+        S.ch[H_DQ_BOUND, ch] = x  # the window is full from now: x holds its last place
     _dram_schedule(K, S, t, ch)
+
+
+def _dram_window_end(S, ch):
+    """The arrival number of the last request in channel ``ch``'s scheduling window (its oldest
+    ``dram_queue`` requests; all of them while it holds fewer, or ``dram_queue`` is 0)."""
+    b = S.ch[H_DQ_BOUND, ch]
+    return S.dq[DQ_SEQ, b] if b >= 0 else NEVER
+
+
+def _dram_unlink(K, S, ch, x):
+    """Take request ``x`` out of its channel's queue and its bank's, moving the window's last place
+    on when ``x`` was inside the window, and free its entry."""
+    b = S.ch[H_DQ_BOUND, ch]
+    if b >= 0 and S.dq[DQ_SEQ, x] <= S.dq[DQ_SEQ, b]:
+        S.ch[H_DQ_BOUND, ch] = S.dq[DQ_NEXT, b]  # -1: the queue is now shorter than the window
+    _list_remove(S.dq, DQ_NEXT, DQ_PREV, S.ch, H_DQ_HEAD, H_DQ_TAIL, ch, x)
+    bank = ch * K[K_BANKS] + S.dq[DQ_BANK, x]
+    _list_remove(S.dq, DQ_BNEXT, DQ_BPREV, S.bank, B_DQ_HEAD, B_DQ_TAIL, bank, x)
+    S.ch[H_DQ_N, ch] -= 1
+    S.dq[DQ_FREE, ch * K[K_DQ_PER_CH] + S.ch[H_DQ_NFREE, ch]] = x
+    S.ch[H_DQ_NFREE, ch] += 1
+
+
+def _dram_walk_pick(K, S, t, ch, b):
+    """Self-check: bank ``b``'s FR-FCFS pick by a walk of channel ``ch``'s window in queue order
+    (the scheduler's rule, stated directly), or -1."""
+    w = K[K_DRAM_QUEUE] if K[K_DRAM_QUEUE] > 0 else S.ch[H_DQ_N, ch]
+    i = ch * K[K_BANKS] + b
+    if S.bank[B_D_READY, i] > t * DRAM_TICKS:
+        return -1
+    pick = -1
+    x = S.ch[H_DQ_HEAD, ch]
+    seen = 0
+    while x >= 0 and seen < w:
+        if S.dq[DQ_BANK, x] == b:
+            if pick < 0:
+                pick = x
+            elif S.dq[DQ_ROW, x] == S.bank[B_D_OPEN, i] and S.dq[DQ_ROW, pick] != S.bank[B_D_OPEN, i]:
+                pick = x
+        x = S.dq[DQ_NEXT, x]
+        seen += 1
+    return pick
+
+
+def _dram_walk_wake(K, S, t, ch):
+    """Self-check: channel ``ch``'s next wake-up by a walk of its window: the first cycle after
+    ``t`` a bank one of its requests waits for is free (``NEVER`` for an empty queue)."""
+    w = K[K_DRAM_QUEUE] if K[K_DRAM_QUEUE] > 0 else S.ch[H_DQ_N, ch]
+    wake = NEVER
+    x = S.ch[H_DQ_HEAD, ch]
+    seen = 0
+    while x >= 0 and seen < w:
+        ready = (S.bank[B_D_READY, ch * K[K_BANKS] + S.dq[DQ_BANK, x]] + DRAM_TICKS - 1) // DRAM_TICKS
+        wake = min(wake, max(ready, t + 1))
+        x = S.dq[DQ_NEXT, x]
+        seen += 1
+    return wake
 
 
 def _dram_schedule(K, S, t, ch):
@@ -530,59 +614,81 @@ def _dram_schedule(K, S, t, ch):
     oldest to its open row, or the oldest to it when none is; they are served
     in queue order (the data bus takes them so). The channel wakes again when
     a bank one of its first ``dram_queue`` requests waits for is free.
+
+    Each bank keeps its own requests oldest first, so a call looks at the banks
+    and at most the requests of a free bank ahead of its first row hit, not at
+    the whole window: the same choices as a walk of the window in queue order.
     """
     nb = K[K_BANKS]
     base = ch * nb
-    w = K[K_DRAM_QUEUE] if K[K_DRAM_QUEUE] > 0 else S.ch[H_DQ_N, ch]
+    last = _dram_window_end(S, ch)
+    picks = 0
+    one = -1  # the bank of the only pick
+    wake = NEVER  # the first cycle after t a bank with a request in the window is free
     for b in range(nb):
-        S.bank[B_D_PICK, base + b] = -1
-    x = S.ch[H_DQ_HEAD, ch]
-    seen = 0
-    while x >= 0 and seen < w:
-        i = base + S.dq[DQ_BANK, x]
-        if S.bank[B_D_READY, i] <= t * DRAM_TICKS:
-            p = S.bank[B_D_PICK, i]
-            if p < 0:
-                S.bank[B_D_PICK, i] = x
-            elif S.dq[DQ_ROW, x] == S.bank[B_D_OPEN, i] and S.dq[DQ_ROW, p] != S.bank[B_D_OPEN, i]:
-                S.bank[B_D_PICK, i] = x  # a row hit goes before the older request
-                S.c[C_DRAM_REORDERED] += 1
-        x = S.dq[DQ_NEXT, x]
-        seen += 1
-    x = S.ch[H_DQ_HEAD, ch]
-    seen = 0
-    while x >= 0 and seen < w:
-        nxt = S.dq[DQ_NEXT, x]
-        i = base + S.dq[DQ_BANK, x]
-        if S.bank[B_D_PICK, i] == x:
-            S.bank[B_D_PICK, i] = -1
-            done = _dram_access(K, S, t, ch, S.dq[DQ_BANK, x], S.dq[DQ_ROW, x], S.dq[DQ_BYTES, x],
-                                S.dq[DQ_WRITE, x] != 0)
-            if S.dq[DQ_ENTRY, x] >= 0:
-                _event(S, done, EV_L2_FILL, S.dq[DQ_ENTRY, x])
-            prev = S.dq[DQ_PREV, x]
-            if prev >= 0:
-                S.dq[DQ_NEXT, prev] = nxt
-            else:
-                S.ch[H_DQ_HEAD, ch] = nxt
-            if nxt >= 0:
-                S.dq[DQ_PREV, nxt] = prev
-            else:
-                S.ch[H_DQ_TAIL, ch] = prev
-            S.ch[H_DQ_N, ch] -= 1
-            S.dq[DQ_FREE, ch * K[K_DQ_PER_CH] + S.ch[H_DQ_NFREE, ch]] = x
-            S.ch[H_DQ_NFREE, ch] += 1
-        x = nxt
-        seen += 1
-    w = K[K_DRAM_QUEUE] if K[K_DRAM_QUEUE] > 0 else S.ch[H_DQ_N, ch]
-    wake = NEVER
-    x = S.ch[H_DQ_HEAD, ch]
-    seen = 0
-    while x >= 0 and seen < w:
-        ready = (S.bank[B_D_READY, base + S.dq[DQ_BANK, x]] + DRAM_TICKS - 1) // DRAM_TICKS
-        wake = min(wake, max(ready, t + 1))
-        x = S.dq[DQ_NEXT, x]
-        seen += 1
+        i = base + b
+        x = S.bank[B_DQ_HEAD, i]
+        if x < 0 or S.dq[DQ_SEQ, x] > last:
+            continue
+        if S.bank[B_D_READY, i] > t * DRAM_TICKS:
+            wake = min(wake, (S.bank[B_D_READY, i] + DRAM_TICKS - 1) // DRAM_TICKS)
+            continue
+        if S.dq[DQ_ROW, x] != S.bank[B_D_OPEN, i]:
+            y = S.dq[DQ_BNEXT, x]
+            while y >= 0 and S.dq[DQ_SEQ, y] <= last:
+                if S.dq[DQ_ROW, y] == S.bank[B_D_OPEN, i]:
+                    x = y  # a row hit goes before the older request
+                    S.c[C_DRAM_REORDERED] += 1
+                    break
+                y = S.dq[DQ_BNEXT, y]
+        S.bank[B_D_PICK, i] = x
+        picks += 1
+        one = b
+    if K[K_SELF_CHECK]:
+        for b in range(nb):
+            if _dram_walk_pick(K, S, t, ch, b) != S.bank[B_D_PICK, base + b]:
+                S.c[C_SELF_CHECK_FAILS] += 1
+    served = picks
+    while picks > 0:
+        # The picks in queue order: the oldest first.
+        first = one
+        if served > 1:
+            first = -1
+            for b in range(nb):
+                x = S.bank[B_D_PICK, base + b]
+                if x >= 0 and (first < 0 or S.dq[DQ_SEQ, x] < S.dq[DQ_SEQ, S.bank[B_D_PICK, base + first]]):
+                    first = b
+        x = S.bank[B_D_PICK, base + first]
+        S.bank[B_D_PICK, base + first] = -1
+        picks -= 1
+        done = _dram_access(K, S, t, ch, S.dq[DQ_BANK, x], S.dq[DQ_ROW, x], S.dq[DQ_BYTES, x],
+                            S.dq[DQ_WRITE, x] != 0)
+        if S.dq[DQ_ENTRY, x] >= 0:
+            _event(S, done, EV_L2_FILL, S.dq[DQ_ENTRY, x])
+        _dram_unlink(K, S, ch, x)
+    if served == 1:
+        # The banks with a request in the window now: those above that waited (counted), the served
+        # one's if it has another, and those of the requests the window took in (one per request
+        # served, the newest of the window, each with a larger arrival number than its old end).
+        new_last = _dram_window_end(S, ch)
+        x = S.bank[B_DQ_HEAD, base + one]
+        if x >= 0 and S.dq[DQ_SEQ, x] <= new_last:
+            wake = min(wake, max((S.bank[B_D_READY, base + one] + DRAM_TICKS - 1) // DRAM_TICKS, t + 1))
+        y = S.ch[H_DQ_BOUND, ch] if S.ch[H_DQ_BOUND, ch] >= 0 else S.ch[H_DQ_TAIL, ch]
+        while y >= 0 and S.dq[DQ_SEQ, y] > last:
+            ready = (S.bank[B_D_READY, base + S.dq[DQ_BANK, y]] + DRAM_TICKS - 1) // DRAM_TICKS
+            wake = min(wake, max(ready, t + 1))
+            y = S.dq[DQ_PREV, y]
+    elif served > 1:
+        last = _dram_window_end(S, ch)
+        wake = NEVER
+        for b in range(nb):
+            x = S.bank[B_DQ_HEAD, base + b]
+            if x >= 0 and S.dq[DQ_SEQ, x] <= last:
+                ready = (S.bank[B_D_READY, base + b] + DRAM_TICKS - 1) // DRAM_TICKS
+                wake = min(wake, max(ready, t + 1))
+    if K[K_SELF_CHECK] and wake != _dram_walk_wake(K, S, t, ch):
+        S.c[C_SELF_CHECK_FAILS] += 1
     if wake < NEVER and (S.ch[H_DQ_WAKE, ch] <= t or wake < S.ch[H_DQ_WAKE, ch]):
         S.ch[H_DQ_WAKE, ch] = wake
         _event(S, wake, EV_DRAM_WAKE, ch)
@@ -3130,8 +3236,11 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
               _check_asleep,
-              _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _dram_arrive,
-              _dram_schedule, _part_append, _depart, _response_flits, _store_done, _respond_to_sm,
+              _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _list_append,
+              _list_remove, _dram_arrive,
+              _dram_window_end, _dram_unlink, _dram_walk_pick, _dram_walk_wake, _dram_schedule, _part_append,
+              _depart, _response_flits,
+              _store_done, _respond_to_sm,
               _port_arrive, _port_serve, _next_from_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,

@@ -17,10 +17,14 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: ``r`` per request of the pool, ``wt`` per MSHR waiter, ``part`` per L2 sub-partition,
 #: ``f`` per L2 MSHR (``f_sec``: the L2 sectors its line gets at the fill, ``f_reads``: its reads
 #: still on their way from below), ``bank`` per DRAM bank (``d_pick``: the FR-FCFS scheduler's choice
-#: for it), ``ch`` per DRAM channel (its FR-FCFS queue: ``dq_head``/``dq_tail``/``dq_n``, the free
-#: entries of its part of the ``dq`` pool ``dq_nfree``, the cycle of its next wake-up ``dq_wake``),
+#: for it; ``dq_bhead``/``dq_btail``: its own requests in the channel's queue, oldest first),
+#: ``ch`` per DRAM channel (its FR-FCFS queue: ``dq_head``/``dq_tail``/``dq_n``, the free
+#: entries of its part of the ``dq`` pool ``dq_nfree``, the cycle of its next wake-up ``dq_wake``,
+#: the arrival number the next request gets ``dq_seq``, the request at the last place of the
+#: scheduler's window ``dq_bound``, -1 while the queue is shorter than the window),
 #: ``dq`` per DRAM request of the ``frfcfs`` scheduler's pool (``dq_entry``: the L2 MSHR a read
-#: fills, -1 for a write; ``dq_free``: each channel's stack of free entries; channel ``c`` owns
+#: fills, -1 for a write; ``dq_seq``: its arrival number; ``dq_bnext``/``dq_bprev``: its bank's
+#: list; ``dq_free``: each channel's stack of free entries; channel ``c`` owns
 #: entries ``c * dq_per_channel`` to ``(c + 1) * dq_per_channel - 1``), ``smem`` per block of the
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
 #: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
@@ -83,13 +87,15 @@ TABLES = {
         'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads', 'f_key'
     ),
     'bank': (
-        'd_open', 'd_ready', 'd_act', 'd_pick'
+        'd_open', 'd_ready', 'd_act', 'd_pick', 'dq_bhead', 'dq_btail'
     ),
     'ch': (
-        'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake', 'd_col', 'd_dir', 'd_grp'
+        'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake', 'd_col', 'd_dir', 'd_grp', 'dq_seq',
+        'dq_bound'
     ),
     'dq': (
-        'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free'
+        'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free', 'dq_seq',
+        'dq_bnext', 'dq_bprev'
     ),
     'port': (
         'port_head', 'port_tail'

@@ -310,6 +310,9 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.f[row("f", "l2_free")] = np.arange(n_part * m2, dtype=np.int64)
     state.part[row("part", "l2_meta")] = m2
     state.bank[row("bank", "d_open")] = -1
+    state.bank[row("bank", "d_pick")] = -1
+    state.bank[row("bank", "dq_bhead")] = -1
+    state.bank[row("bank", "dq_btail")] = -1
     n_ch, per_ch = int(k[_K["n_channels"]]), int(k[_K["dq_per_channel"]])
     state.dq[row("dq", "dq_free")] = np.arange(n_ch * per_ch, dtype=np.int64)  # channel c: c*per_ch + i
     state.ch[row("ch", "dq_nfree")] = per_ch
@@ -317,6 +320,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.ch[row("ch", "dq_tail")] = -1
     state.ch[row("ch", "d_dir")] = -1  # no column command yet
     state.ch[row("ch", "dq_wake")] = -1
+    state.ch[row("ch", "dq_bound")] = -1
     state.sm[row("sm", "ld_slot")] = -1
     state.sm[row("sm", "ld_asked")] = -1
     state.sm[row("sm", "quiet_from")] = -1  # no SM is quiet (core._quiet) or idle (the loop) yet
