@@ -550,6 +550,11 @@ def _dram_arrive(K, S, t, x):
     _dram_schedule(K, S, t, ch)
 
 
+def _bank_free(S, i):
+    """The first core cycle at which DRAM bank ``i`` (of all channels) is free: its ready tick rounded up."""
+    return (S.bank[B_D_READY, i] + DRAM_TICKS - 1) // DRAM_TICKS
+
+
 def _dram_window_end(S, ch):
     """The arrival number of the last request in channel ``ch``'s scheduling window (its oldest
     ``dram_queue`` requests; all of them while it holds fewer, or ``dram_queue`` is 0)."""
@@ -600,8 +605,7 @@ def _dram_walk_wake(K, S, t, ch):
     x = S.ch[H_DQ_HEAD, ch]
     seen = 0
     while x >= 0 and seen < w:
-        ready = (S.bank[B_D_READY, ch * K[K_BANKS] + S.dq[DQ_BANK, x]] + DRAM_TICKS - 1) // DRAM_TICKS
-        wake = min(wake, max(ready, t + 1))
+        wake = min(wake, max(_bank_free(S, ch * K[K_BANKS] + S.dq[DQ_BANK, x]), t + 1))
         x = S.dq[DQ_NEXT, x]
         seen += 1
     return wake
@@ -631,7 +635,7 @@ def _dram_schedule(K, S, t, ch):
         if x < 0 or S.dq[DQ_SEQ, x] > last:
             continue
         if S.bank[B_D_READY, i] > t * DRAM_TICKS:
-            wake = min(wake, (S.bank[B_D_READY, i] + DRAM_TICKS - 1) // DRAM_TICKS)
+            wake = min(wake, _bank_free(S, i))
             continue
         if S.dq[DQ_ROW, x] != S.bank[B_D_OPEN, i]:
             y = S.dq[DQ_BNEXT, x]
@@ -666,27 +670,14 @@ def _dram_schedule(K, S, t, ch):
         if S.dq[DQ_ENTRY, x] >= 0:
             _event(S, done, EV_L2_FILL, S.dq[DQ_ENTRY, x])
         _dram_unlink(K, S, ch, x)
-    if served == 1:
-        # The banks with a request in the window now: those above that waited (counted), the served
-        # one's if it has another, and those of the requests the window took in (one per request
-        # served, the newest of the window, each with a larger arrival number than its old end).
-        new_last = _dram_window_end(S, ch)
-        x = S.bank[B_DQ_HEAD, base + one]
-        if x >= 0 and S.dq[DQ_SEQ, x] <= new_last:
-            wake = min(wake, max((S.bank[B_D_READY, base + one] + DRAM_TICKS - 1) // DRAM_TICKS, t + 1))
-        y = S.ch[H_DQ_BOUND, ch] if S.ch[H_DQ_BOUND, ch] >= 0 else S.ch[H_DQ_TAIL, ch]
-        while y >= 0 and S.dq[DQ_SEQ, y] > last:
-            ready = (S.bank[B_D_READY, base + S.dq[DQ_BANK, y]] + DRAM_TICKS - 1) // DRAM_TICKS
-            wake = min(wake, max(ready, t + 1))
-            y = S.dq[DQ_PREV, y]
-    elif served > 1:
+    if served:
+        # The window has moved on: the banks with a request in it now, and when they are free.
         last = _dram_window_end(S, ch)
         wake = NEVER
         for b in range(nb):
             x = S.bank[B_DQ_HEAD, base + b]
             if x >= 0 and S.dq[DQ_SEQ, x] <= last:
-                ready = (S.bank[B_D_READY, base + b] + DRAM_TICKS - 1) // DRAM_TICKS
-                wake = min(wake, max(ready, t + 1))
+                wake = min(wake, max(_bank_free(S, base + b), t + 1))
     if K[K_SELF_CHECK] and wake != _dram_walk_wake(K, S, t, ch):
         S.c[C_SELF_CHECK_FAILS] += 1
     if wake < NEVER and (S.ch[H_DQ_WAKE, ch] <= t or wake < S.ch[H_DQ_WAKE, ch]):
@@ -3237,7 +3228,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
               _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _list_append,
-              _list_remove, _dram_arrive,
+              _list_remove, _bank_free, _dram_arrive,
               _dram_window_end, _dram_unlink, _dram_walk_pick, _dram_walk_wake, _dram_schedule, _part_append,
               _depart, _response_flits,
               _store_done, _respond_to_sm,
