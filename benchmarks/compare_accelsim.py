@@ -257,6 +257,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
               for c in ("dl1", "dl2"))
     # HEAD's 11 pipeline widths: ID_OC_MEM is the 5th, OC_EX_MEM the 10th.
     widths = [int(w) for w in _option(text, "gpgpu_pipeline_widths").split(",")]
+    sched = _option(text, "gpgpu_dram_scheduler")
+    queue = _option(text, "gpgpu_frfcfs_dram_sched_queue_size")
     theirs = {
         "n_sm": n_sm, "max_threads_per_sm": int(threads),
         "max_ctas_per_sm": int(_option(text, "gpgpu_shader_cta")),
@@ -309,9 +311,11 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "l1.mshr_key": "sector" if l1["sector"] else "line",
         "l2.mshr_key": "sector" if l2["sector"] else "line",
         # GPGPU-Sim's DRAM_CTRL: 0 FIFO, 1 FR-FCFS; a queue size of 0 is unlimited, as dram_queue 0.
-        "dram_scheduler": {"0": "fcfs", "1": "frfcfs"}.get(sched, sched) if (
-            sched := _option(text, "gpgpu_dram_scheduler")) is not None else None,
-        "dram_queue": int(queue) if (queue := _option(text, "gpgpu_frfcfs_dram_sched_queue_size")) else None,
+        # Its FIFO (dram_t::scheduler_fifo) gives the queue's head to its bank once that bank is
+        # idle and holds every later request behind it: gpucache's FR-FCFS with a window of one,
+        # not its fcfs, which times each access as it arrives (docs/validation.md, session 79).
+        "dram_scheduler": "frfcfs" if sched in ("0", "1") else sched,
+        "dram_queue": 1 if sched == "0" else int(queue) if queue else None,
         "dram_address_map": _option(text, "gpgpu_mem_addr_mapping"),
         # Bytes a channel moves per DRAM cycle: bus width x chips x words per command cycle.
         "dram_bus_bytes": int(_option(text, "gpgpu_dram_buswidth") or 4)

@@ -229,6 +229,17 @@ def test_the_dram_scheduler_and_decoder_are_compared():
         "dram_bus_bytes: gpucache 16, Accel-Sim 8"]
 
 
+def test_gpgpusims_fifo_dram_is_a_window_of_one():
+    # dram_t::scheduler_fifo holds every request behind the queue's head until the head's bank is
+    # idle: gpucache's FR-FCFS with a window of one, not its fcfs (each access timed on arrival).
+    fifo_text = KIM20_TEXT.replace("-gpgpu_dram_scheduler 1", "-gpgpu_dram_scheduler 0")
+    gpu = preset("kim20")
+    assert differences(fifo_text, gpu.replace(dram_queue=1)) == []
+    assert differences(fifo_text, gpu) == ["dram_queue: gpucache 64, Accel-Sim 1"]
+    assert differences(fifo_text, gpu.replace(dram_scheduler="fcfs", dram_queue=1)) == [
+        "dram_scheduler: gpucache 'fcfs', Accel-Sim 'frfcfs'"]
+
+
 def test_accelsim_row_hits_sum_the_last_channel_reports():
     report = ("n_cmd=10 n_nop=1 n_act={} n_pre=0 n_ref_event=0 n_req={} n_rd=0 bw_util=0.1\n")
     text = ("-gpgpu_n_mem                            2 # memory modules\n"
