@@ -222,8 +222,8 @@ def test_policies_that_block_warps_wake_their_schedulers(policy):
 def test_the_dram_scheduler_on_a_whole_workload(config, window):
     # bp on a whole GPU with a small FR-FCFS window: many requests reach a channel in one cycle,
     # often in the cycle a call moved its window on, which the two SMs of the random machines
-    # rarely make (docs/timing.md, "The DRAM scheduler by bank": a shortcut tried in session 79
-    # failed only here). The check walks the window for every pick and wake-up.
+    # rarely make (docs/timing.md, "The DRAM scheduler by bank": a mutation of a shortcut tried in
+    # session 79 failed only here). The check walks the window for every pick and wake-up.
     from golden.configs.loader import load_config
     from golden.workloads import registry
 
