@@ -94,6 +94,12 @@ hits: Accel-Sim's ``1 - n_act / n_req`` summed over its channels (its
 ``Row_Buffer_Locality``), gpucache's ``timing.dram.row_hit_rate``.
 gpucache's timing loop is compiled (numba) on an untimed warm-up run first.
 
+**Latencies.** Below the table, each workload's two latencies on both sides
+(gpucache's ``timing.latency``, Accel-Sim's ``mf_lat_table``/``averagemflatency`` and
+``mrq_lat_table``/``avg_mrq_latency``): a data request's round trip from the LD/ST unit to
+its response at the SM, and a DRAM request's wait in the scheduler's window; their means
+and the log2 bins that hold their 50th, 90th and 99th percentiles.
+
 **Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
 and the same ordering of the workloads by IPC; each row and the whole run
 print PASS or FAIL.
@@ -173,6 +179,11 @@ STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_
 #: counts again those of them merged into a pending miss (cache_stats::print_stats: "already
 #: included").
 LOAD_OUTCOMES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
+#: gpucache's latencies (``timing.latency``) -> Accel-Sim's mean and log2 table of the same thing
+#: (``memory_stats_t``: a data request's round trip from its mem_fetch's creation to its response at
+#: the cluster, and a DRAM request's wait in the scheduler until a bank takes it).
+LATENCY_TABLES = {"round_trip": ("averagemflatency", "mf_lat_table"),
+                  "dram_wait": ("avg_mrq_latency", "mrq_lat_table")}
 #: Targets of issue 9.
 HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
 #: Fields HEAD GPGPU-Sim sets whatever the config, where 3.2.2 (the ciao18 preset's source) differs:
@@ -515,6 +526,7 @@ def run_accelsim(build: Path, trace_dir: Path, files: dict[str, str],
         sys.exit(f"compare_accelsim: Accel-Sim failed ({p.returncode}): {p.stdout[-600:]}{p.stderr[-400:]}")
     stats = accelsim_stats(p.stdout)
     stats["dram_row_hits"] = accelsim_row_hits(p.stdout)
+    stats["latency"] = accelsim_latencies(p.stdout)
     return stats, seconds
 
 
@@ -548,6 +560,38 @@ def accelsim_row_hits(text: str) -> float:
     found = found[-int(channels[-1]):]
     acts, reqs = sum(int(a) for a, _ in found), sum(int(r) for _, r in found)
     return _pct(reqs - acts, reqs)
+
+
+def accelsim_latencies(text: str) -> dict[str, dict]:
+    """Accel-Sim's latencies from its output ``text``, as gpucache's ``timing.latency`` gives them.
+
+    Per name of :data:`LATENCY_TABLES`: ``count`` (the table's sum), ``mean`` (its printed
+    average, a whole number of cycles; nan if not printed) and ``log2_bins`` (the last table
+    printed, over the whole run, trailing empty bins left out).
+    """
+    out = {}
+    for name, (mean, table) in LATENCY_TABLES.items():
+        means = re.findall(rf"^{mean}\s*=\s*(\d+)", text, re.M)
+        tables = re.findall(rf"^{table}:([\d \t]*)$", text, re.M)
+        bins = [int(v) for v in tables[-1].split()] if tables else []
+        while bins and not bins[-1]:
+            bins.pop()
+        out[name] = {"count": sum(bins), "mean": float(means[-1]) if means else float("nan"),
+                     "log2_bins": bins}
+    return out
+
+
+def log2_percentile(bins: list[int], q: float) -> int | None:
+    """The upper end (cycles) of the log2 bin that holds quantile ``q`` of a histogram (None if empty)."""
+    total = sum(bins)
+    if not total:
+        return None
+    seen = 0
+    for i, n in enumerate(bins):
+        seen += n
+        if seen >= q * total:
+            return 2 ** (i + 1) - 1
+    return 2 ** len(bins) - 1
 
 
 def accelsim_rates(c: dict[str, float]) -> tuple[float, float, float]:
@@ -621,6 +665,7 @@ def compare(name: str, scale: float, gpu: GPUConfig, build: Path, files: dict[st
         "insts": (our_insts, their_insts),
         "seconds": (our_s, their_s),
         "rate": (our_insts / our_s, their_insts / their_s),
+        "latency": {name: (t["latency"][name], c["latency"][name]) for name in LATENCY_TABLES},
     }
     row["pass"] = (_within(*row["l1"], HIT_POINTS) and _within(*row["l2"], HIT_POINTS)
                    and _within(*row["cycles"], CYCLE_RATIO * row["cycles"][1]))
@@ -665,6 +710,22 @@ def print_row(r: dict) -> None:
           f"{no:>8,} {nt:>8,.0f} "
           f"{so:5.1f} {st:5.1f} {ro:>7,.0f} {rt:>7,.0f} {ro / rt:5.1f}x  "
           f"{'PASS' if r['pass'] else 'FAIL'}", flush=True)
+
+
+def print_latencies(rows: list[dict]) -> None:
+    """Print each workload's latencies on both sides: mean, and the 50th, 90th and 99th percentiles
+    as the upper ends of their log2 bins (GPGPU-Sim keeps only the bins)."""
+    print("latencies (cycles): mean, then the 50th/90th/99th percentiles' log2 bins (upper ends); "
+          "ours | A-S")
+    for r in rows:
+        parts = []
+        for name, (ours, theirs) in r["latency"].items():
+            sides = []
+            for side in (ours, theirs):
+                ps = "/".join(str(log2_percentile(side["log2_bins"], q)) for q in (0.5, 0.9, 0.99))
+                sides.append(f"{side['mean']:.1f} {ps} (n={side['count']:,})")
+            parts.append(f"{name.replace('_', ' ')} {sides[0]} | {sides[1]}")
+        print(f"  {r['workload']:<14} " + ";  ".join(parts))
 
 
 def print_targets(rows: list[dict]) -> bool:
@@ -765,6 +826,7 @@ def main() -> int:
         rows.append(compare(name, args.scale, gpu, args.accelsim, files, log, args.dependences, args.policy))
         print_row(rows[-1])
     print_targets(rows)
+    print_latencies(rows)
     if gpu.l1.sector_size or gpu.l2.sector_size:
         per = (f"{r['workload']} L1 load hit {r['per_request'][0]:.1f}%, L2 hit {r['per_request'][1]:.1f}%"
                for r in rows)

@@ -249,6 +249,23 @@ def test_accelsim_row_hits_sum_the_last_channel_reports():
     assert cmp.accelsim_row_hits("no reports") != cmp.accelsim_row_hits("no reports")  # nan
 
 
+def test_accelsim_latencies_read_the_last_tables_as_gpucache_gives_them():
+    # Two kernels' reports (each the run so far): the last one counts, its empty tail dropped.
+    first = ("averagemflatency = 200 \navg_mrq_latency = 3 \nmrq_lat_table:4 \t0 \t\n"
+             "mf_lat_table:0 \t9 \t0 \t\n")
+    last = ("averagemflatency = 281 \navg_mrq_latency = 12 \nmrq_lat_table:5 \t1 \t0 \t2 \t0 \t\n"
+            "dq_lat_table:0 \t\nmf_lat_table:0 \t0 \t7 \t3 \t0 \t0 \t\n")
+    got = cmp.accelsim_latencies(first + last)
+    assert got == {"round_trip": {"count": 10, "mean": 281.0, "log2_bins": [0, 0, 7, 3]},
+                   "dram_wait": {"count": 8, "mean": 12.0, "log2_bins": [5, 1, 0, 2]}}
+    missing = cmp.accelsim_latencies("no tables")["dram_wait"]
+    assert missing["count"] == 0 and missing["log2_bins"] == [] and missing["mean"] != missing["mean"]
+    # Percentiles as the upper ends of their bins: 7 of 10 trips in bin 2 (4 to 7 cycles).
+    bins = got["round_trip"]["log2_bins"]
+    assert [cmp.log2_percentile(bins, q) for q in (0.5, 0.7, 0.71, 1.0)] == [7, 7, 15, 15]
+    assert cmp.log2_percentile([], 0.5) is None
+
+
 #: The interconnect files' lines that matter (configs/GTX480 of 24f29469; 537b342a's SM6_TITANX).
 FERMI_ICNT = "flit_size = 32;\nnum_vcs     = 1;\ninput_speedup     = 2;\ninternal_speedup  = 1.0;\n"
 PASCAL_ICNT = "flit_size = 40;\nvc_buf_size = 64;\ninput_speedup     = 1;\ninternal_speedup  = 2.0;\n"

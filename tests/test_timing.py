@@ -78,6 +78,20 @@ def test_pointer_chase_gives_each_level_latency():
     assert r.counters["l1_hits"] == 4 and r.counters["dram_reads"] == 4
 
 
+@pytest.mark.parametrize("lookup", [0, 3])
+def test_a_round_trip_runs_from_the_ld_st_unit_to_the_response(lookup):
+    # The chase's 4 DRAM misses: each request leaves the LD/ST unit the cycle after its load issues
+    # and its response wakes the warp the cycle it arrives, so a round trip is DRAM_LATENCY - 1
+    # (82 cycles, log2 bin 6). A lookup pipeline (l1.lookup_latency) holds each miss that many
+    # cycles before its lookup, and the trip starts before it (GPGPU-Sim's mem_fetch timestamp).
+    tm, (r,) = run([chase(8, [0, 1, 2, 3, 0, 1, 2, 3])], gpu(l1={"lookup_latency": lookup}))
+    c = r.counters
+    trip = DRAM_LATENCY - 1 + lookup
+    assert (c["round_trip_n"], c["round_trip_sum"]) == (4, 4 * trip)
+    assert [c[f"round_trip_log2_{i}"] for i in range(8)] == [0] * 6 + [4, 0]
+    assert c["dram_wait_n"] == 0  # the simple DRAM model has no scheduler
+
+
 @pytest.mark.parametrize("order", ["fifo", "round-robin"])
 def test_the_loop_counts_its_events_by_kind_and_its_stepped_cycles(order):
     # The chase of the test above: 4 DRAM misses then 4 L1 hits. Each miss is one arrival at the

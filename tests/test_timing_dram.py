@@ -85,6 +85,26 @@ def test_frfcfs_serves_a_row_hit_before_an_older_conflict(scheduler, queue, row_
     assert (c["dram_row_hits"], c["dram_reordered"]) == (row_hits, reordered)
 
 
+@pytest.mark.parametrize("queue, waits", [
+    # The lines reach the channel a cycle apart (T, T + 1, T + 2). Line 0 finds the bank closed and
+    # is taken at once (wait 0); the bank is busy until T + 11 (tRCD, then a cycle of data). Then
+    # line 1, a hit on the open row 0, goes first (waited 9 cycles), and line 32 at T + 12 (11).
+    (16, [0, 9, 11]),
+    # A window of one: line 32 enters it at T + 1 and waits for the bank (10); line 1 enters it
+    # only when line 32 leaves, at T + 11, and waits for line 32's precharge and activation: no
+    # earlier than tRAS after row 0's (T + 20), then tRP and tRCD, the bank free at T + 41 (30).
+    (1, [0, 10, 30]),
+])
+def test_dram_waits_count_from_entering_the_window(queue, waits):
+    tm, (r,) = run([three_loads()], gpu(dram_scheduler="frfcfs", dram_queue=queue, **DRAM_TIMES))
+    c = r.counters
+    assert (c["dram_wait_n"], c["dram_wait_sum"]) == (3, sum(waits))
+    bins = [0] * 32
+    for w in waits:
+        bins[max(w, 1).bit_length() - 1] += 1
+    assert [c[f"dram_wait_log2_{i}"] for i in range(32)] == bins
+
+
 def test_frfcfs_is_faster_here_and_returns_every_entry():
     cycles = {}
     for scheduler in ("fcfs", "frfcfs"):

@@ -135,11 +135,16 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
  C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_EV_SMEM, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES,
  C_L2_INST_ACC,
- C_L2_INST_HITS, C_SMEM_BANK_ACC, C_SMEM_BANK_CONFLICTS) = range(len(layout.COUNTERS))
+ C_L2_INST_HITS, C_SMEM_BANK_ACC, C_SMEM_BANK_CONFLICTS,
+ C_ROUND_TRIP, C_ROUND_TRIP_N, C_DRAM_WAIT, C_DRAM_WAIT_N,
+ ) = range(len(layout.COUNTERS) - len(layout.LATENCIES) * layout.LATENCY_BINS)
+# The first bin of each latency's histogram (layout.LATENCIES).
+C_ROUND_TRIP_BINS = layout.COUNTERS.index("round_trip_log2_0")
+C_DRAM_WAIT_BINS = layout.COUNTERS.index("dram_wait_log2_0")
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS,
- S_CTA_LAST) = range(len(layout.SCALARS))
+ S_CTA_LAST, S_SENT) = range(len(layout.SCALARS))
 
 # Rows of the state's tables (golden.gpu.layout.TABLES), one constant per field.
 (W_W_CTA, W_W_CTA_ID, W_W_WARP, W_W_ROW, W_W_END, W_W_LEFT, W_W_TAIL, W_W_PEND, W_W_AGE, W_W_LOAD_T,
@@ -167,7 +172,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE, H_D_COL, H_D_DIR, H_D_GRP, H_DQ_SEQ,
  H_DQ_BOUND,) = range(11)
 (DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE, DQ_SEQ, DQ_BNEXT,
- DQ_BPREV,) = range(11)
+ DQ_BPREV, DQ_WIN_T,) = range(12)
 (PT_HEAD, PT_TAIL,) = range(2)
 (X_X_TAG, X_X_OWNER,) = range(2)
 (L_LQ_SLOT, L_LQ_ROW, L_LQ_REQ, L_LQ_READY,) = range(4)
@@ -175,8 +180,9 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 6, 11, 11, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 6, 11, 12, 2, 2, 4, 2, 2, 2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
+LATENCY_LAST_BIN = layout.LATENCY_BINS - 1
 
 # DRAM times are kept in ticks of a core cycle (_dram_access): a DRAM cycle of another clock is
 # not rounded to whole core cycles.
@@ -370,13 +376,25 @@ def _new_request(S, kind, sm, line, sec, entry, flags, slot, row, a, part, ready
     S.r[R_R_CTA, r] = a.cta
     S.r[R_R_PC, r] = a.pc
     S.r[R_R_T, r] = a.t
-    S.r[R_R_ISSUE, r] = a.cycle
+    S.r[R_R_ISSUE, r] = S.sc[S_SENT]
     S.r[R_R_RESP, r] = 0
     S.r[R_R_NEXT, r] = -1
     S.r[R_R_PART, r] = part
     S.r[R_R_READY, r] = ready
     S.sc[S_INFLIGHT] += 1
     return r
+
+
+def _latency(S, total, bins, cycles):
+    """Count a latency of ``cycles``: its sum and count at counters ``total`` and ``total + 1``, and
+    its bin of the histogram at ``bins`` (GPGPU-Sim's ``LOGB2``: floor of log2, 0 for 0)."""
+    S.c[total] += cycles
+    S.c[total + 1] += 1
+    b = 0
+    while cycles > 1 and b < LATENCY_LAST_BIN:
+        cycles >>= 1
+        b += 1
+    S.c[bins + b] += 1
 
 
 def _free_request(S, r):
@@ -545,6 +563,8 @@ def _dram_arrive(K, S, t, x):
     S.ch[H_DQ_N, ch] += 1
     S.dq[DQ_SEQ, x] = S.ch[H_DQ_SEQ, ch]
     S.ch[H_DQ_SEQ, ch] += 1
+    if K[K_DRAM_QUEUE] == 0 or S.ch[H_DQ_N, ch] <= K[K_DRAM_QUEUE]:
+        S.dq[DQ_WIN_T, x] = t  # in the window at once (else when the window reaches it: _dram_unlink)
     if S.ch[H_DQ_N, ch] == K[K_DRAM_QUEUE]:
         S.ch[H_DQ_BOUND, ch] = x  # the window is full from now: x holds its last place
     _dram_schedule(K, S, t, ch)
@@ -562,12 +582,15 @@ def _dram_window_end(S, ch):
     return S.dq[DQ_SEQ, b] if b >= 0 else NEVER
 
 
-def _dram_unlink(K, S, ch, x):
-    """Take request ``x`` out of its channel's queue and its bank's, moving the window's last place
-    on when ``x`` was inside the window, and free its entry."""
+def _dram_unlink(K, S, t, ch, x):
+    """Take request ``x`` out of its channel's queue and its bank's at cycle ``t``, moving the
+    window's last place on when ``x`` was inside the window, and free its entry."""
     b = S.ch[H_DQ_BOUND, ch]
     if b >= 0 and S.dq[DQ_SEQ, x] <= S.dq[DQ_SEQ, b]:
-        S.ch[H_DQ_BOUND, ch] = S.dq[DQ_NEXT, b]  # -1: the queue is now shorter than the window
+        n = S.dq[DQ_NEXT, b]
+        S.ch[H_DQ_BOUND, ch] = n  # -1: the queue is now shorter than the window
+        if n >= 0:
+            S.dq[DQ_WIN_T, n] = t  # the request behind the window enters it
     _list_remove(S.dq, DQ_NEXT, DQ_PREV, S.ch, H_DQ_HEAD, H_DQ_TAIL, ch, x)
     bank = ch * K[K_BANKS] + S.dq[DQ_BANK, x]
     _list_remove(S.dq, DQ_BNEXT, DQ_BPREV, S.bank, B_DQ_HEAD, B_DQ_TAIL, bank, x)
@@ -665,11 +688,12 @@ def _dram_schedule(K, S, t, ch):
         x = S.bank[B_D_PICK, base + first]
         S.bank[B_D_PICK, base + first] = -1
         picks -= 1
+        _latency(S, C_DRAM_WAIT, C_DRAM_WAIT_BINS, t - S.dq[DQ_WIN_T, x])
         done = _dram_access(K, S, t, ch, S.dq[DQ_BANK, x], S.dq[DQ_ROW, x], S.dq[DQ_BYTES, x],
                             S.dq[DQ_WRITE, x] != 0)
         if S.dq[DQ_ENTRY, x] >= 0:
             _event(S, done, EV_L2_FILL, S.dq[DQ_ENTRY, x])
-        _dram_unlink(K, S, ch, x)
+        _dram_unlink(K, S, t, ch, x)
     if served:
         # The window has moved on: the banks with a request in it now, and when they are free.
         last = _dram_window_end(S, ch)
@@ -1540,6 +1564,8 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
     if S.r[R_R_ENTRY, r] == INST_FETCH:
         _icache_fill(K, S, t, r)
         return
+    # Every data request's response counts (GPGPU-Sim's memlatstat_read_done: acknowledgements too).
+    _latency(S, C_ROUND_TRIP, C_ROUND_TRIP_BINS, t - S.r[R_R_ISSUE, r])
     if S.r[R_R_KIND, r] == RQ_WRITE:
         # A store's acknowledgement (store_acks): its warp may exit when it has them all.
         g = sm * K[K_SLOTS] + S.r[R_R_SLOT, r]
@@ -1734,6 +1760,7 @@ def _l1_send(buf, K, S, h1, h2, h3, t, sm, slot, row, i, P):
     failure (GPGPU-Sim's ``l1_latency`` queue entry taken: a bank conflict).
     """
     a0 = _l1_access(K, S, P, t, sm, slot, row, i)
+    S.sc[S_SENT] = t
     op = a0.op
     line = a0.line
     sec = a0.sectors
@@ -1804,6 +1831,7 @@ def _lookups(buf, K, S, h1, h2, h3, t, sm, P):
         unit_fail = S.sm[M_LD_FAIL, sm]
         row = S.lq[L_LQ_ROW, q]
         i = S.lq[L_LQ_REQ, q]
+        S.sc[S_SENT] = S.lq[L_LQ_READY, q] - K[K_L1_LOOKUP]
         if not _l1_lookup(buf, K, S, h1, h2, h3, t, sm, slot, row, _l1_access(K, S, P, t, sm, slot, row, i),
                           P, i):
             # The failure's kind belongs to the pipeline's head, not to the LD/ST unit.
@@ -3223,7 +3251,8 @@ def _bound_step(buf_arr, K, S, P, h1, h2, h3, budget):
 
 _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l2_bytes, _sector_loads,
               _flits, _event,
-              _pool_take, _pool_give, _new_request, _free_request, _request_access, _window_end, _window_load,
+              _pool_take, _pool_give, _new_request, _latency, _free_request, _request_access, _window_end,
+              _window_load,
               _window_cycles,
               _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
               _check_asleep,

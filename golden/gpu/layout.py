@@ -8,8 +8,8 @@ the Python front end (:mod:`golden.gpu.model`) that fills and reads them.
 
 from __future__ import annotations
 
-__all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "SCHEDULER_CODES",
-           "DEPENDENCES", "DEADLOCKS", "UNBLOCKED", "BLOCK_ALL", "BLOCK_LOADS"]
+__all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "LATENCIES", "LATENCY_BINS", "SCALARS", "STALLS",
+           "SCHEDULER_CODES", "DEPENDENCES", "DEADLOCKS", "UNBLOCKED", "BLOCK_ALL", "BLOCK_LOADS"]
 
 #: The state's tables: each an ``int64[fields, entries]`` array, one row per field.
 #: ``w`` per warp slot (SMs x slots), ``cta`` per CTA slot, ``sm`` per SM, ``e`` per L1 MSHR
@@ -24,8 +24,9 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "SCALARS", "STALLS", "
 #: scheduler's window ``dq_bound``, -1 while the queue is shorter than the window),
 #: ``dq`` per DRAM request of the ``frfcfs`` scheduler's pool (``dq_entry``: the L2 MSHR a read
 #: fills, -1 for a write; ``dq_seq``: its arrival number; ``dq_bnext``/``dq_bprev``: its bank's
-#: list; ``dq_free``: each channel's stack of free entries; channel ``c`` owns
-#: entries ``c * dq_per_channel`` to ``(c + 1) * dq_per_channel - 1``), ``smem`` per block of the
+#: list; ``dq_win_t``: the cycle it entered the scheduler's window; ``dq_free``: each channel's
+#: stack of free entries; channel ``c`` owns entries ``c * dq_per_channel`` to
+#: ``(c + 1) * dq_per_channel - 1``), ``smem`` per block of the
 #: SMs' shared-memory caches (ciao18's CIAO-P: ``SMEM_BLOCKS`` per SM, direct mapped), ``lq`` per
 #: entry of the SMs' L1 lookup pipelines (``l1.lookup_latency``: a line request on its way from
 #: the LD/ST unit to the tag lookup; ``w_lq`` counts a warp's entries, ``lq_head``/``lq_n`` an
@@ -95,7 +96,7 @@ TABLES = {
     ),
     'dq': (
         'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free', 'dq_seq',
-        'dq_bnext', 'dq_bprev'
+        'dq_bnext', 'dq_bprev', 'dq_win_t'
     ),
     'port': (
         'port_head', 'port_tail'
@@ -141,6 +142,14 @@ CONFIG = (
     "ldst_rr",
 )
 
+#: Latencies the model keeps as histograms (``docs/timing.md``, "Outputs"): a request's round trip,
+#: from leaving the LD/ST unit to its response's arrival at the SM (GPGPU-Sim's ``mf_lat_table``),
+#: and a DRAM request's wait in the FR-FCFS scheduler's window (its ``mrq_lat_table``). Each has
+#: ``LATENCY_BINS`` counters on GPGPU-Sim's bins: bin ``i`` counts latencies ``l`` with
+#: ``floor(log2(l)) == i`` (``l`` 0 in bin 0), the last bin also every longer one.
+LATENCIES = ("round_trip", "dram_wait")
+LATENCY_BINS = 32
+
 #: Counters the model accumulates over a run (``int64``), in order.
 COUNTERS = (
     "instructions", "global_instructions", "shared_instructions", "other_memory_instructions",
@@ -179,7 +188,9 @@ COUNTERS = (
     # cycle, and the cycles of those beyond each instruction's first (GPGPU-Sim's
     # gpgpu_n_shmem_bank_access and gpgpu_n_shmem_bkconflict).
     "shared_bank_accesses", "shared_bank_conflicts",
-)
+    # Each latency's sum and count (LATENCIES), then the histograms, LATENCY_BINS counters each.
+    "round_trip_sum", "round_trip_n", "dram_wait_sum", "dram_wait_n",
+) + tuple(f"{name}_log2_{i}" for name in LATENCIES for i in range(LATENCY_BINS))
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.
 STALLS = ("none", "memory", "barrier", "structural", "throttled", "fetch")
@@ -192,6 +203,9 @@ SCALARS = (
     "peak_sm_warps",
     # cta_issue "rotating": the cluster that last started a CTA (kept from kernel to kernel).
     "cta_last",
+    # The cycle the line request being looked up left the LD/ST unit (its requests' round trip
+    # starts there: with l1.lookup_latency, before the lookup pipeline, as GPGPU-Sim's timestamp).
+    "sent",
 )
 
 #: Ticks of a core cycle in which the DRAM's times are kept (``golden.gpu.core._dram_access``).

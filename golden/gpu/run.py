@@ -22,7 +22,7 @@ from golden.gpu.state import N_SERIES, series_columns
 from golden.policies.base import Policy
 from golden.trace.model import Workload
 
-__all__ = ["simulate_timed", "timing_summary", "kernel_row", "resolve_dependences"]
+__all__ = ["simulate_timed", "timing_summary", "latency_summary", "kernel_row", "resolve_dependences"]
 
 _INSTRUCTIONS = ("instructions", "global_instructions", "shared_instructions", "other_memory_instructions")
 
@@ -39,6 +39,17 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
+def latency_summary(counters: dict, name: str) -> dict:
+    """Latency ``name`` of ``layout.LATENCIES`` from a run's counters: its count, mean (cycles) and
+    histogram on GPGPU-Sim's log2 bins (bin ``i``: ``2**i`` to ``2**(i + 1) - 1`` cycles, bin 0 also
+    0), trailing empty bins left out."""
+    n = counters[f"{name}_n"]
+    bins = [counters[f"{name}_log2_{i}"] for i in range(layout.LATENCY_BINS)]
+    while bins and not bins[-1]:
+        bins.pop()
+    return {"count": n, "mean": round(_ratio(counters[f"{name}_sum"], n), 2), "log2_bins": bins}
+
+
 def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
     """The ``timing`` section of a run's result from its summed counters."""
     c = counters
@@ -53,6 +64,9 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "warps_per_busy_sm": round(_ratio(c["warp_cycles"], c["busy_sm_cycles"]), 3),
         "blocked_per_busy_sm": round(_ratio(c["blocked_warp_cycles"], c["busy_sm_cycles"]), 3),
         "avg_load_latency": round(_ratio(c["load_latency_sum"], c["loads_completed"]), 2),
+        # A data request's round trip from the LD/ST unit to its response at the SM (GPGPU-Sim's
+        # mf_lat_table) and a DRAM request's wait in the FR-FCFS window (its mrq_lat_table).
+        "latency": {name: latency_summary(c, name) for name in layout.LATENCIES},
         "l1": {"accesses": c["l1_accesses"], "hits": c["l1_hits"],
                "hit_rate": round(_ratio(c["l1_hits"], c["l1_accesses"]), 4),
                "sector_misses": c["l1_sector_misses"], "mshr_merges": c["l1_mshr_merges"],
