@@ -288,8 +288,10 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "sms_per_cluster": int(_option(text, "gpgpu_n_cores_per_cluster")),
         # memory_coalescing_arch_reduce_and_send sizes every write so.
         "write_packet": "segment",
-        # memory_coalescing_arch: from gpgpu_coalesce_arch 40 on every transaction is a 32-byte sector.
-        "coalescing": "sector" if int(_option(text, "gpgpu_coalesce_arch") or 13) >= 40 else "line",
+        # memory_coalescing_arch: from gpgpu_coalesce_arch 40 on every transaction is a 32-byte sector,
+        # and on Fermi and Kepler too with the L1 skipped (skip_segments).
+        "coalescing": "sector" if int(_option(text, "gpgpu_coalesce_arch") or 13) >= 40
+        or skip_segments(text) else "line",
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
         # The shared-memory pipeline's stages (HEAD's default 3, 3.2.2's fixed pipeline).
         "smem_latency": int(_option(text, "gpgpu_smem_latency") or 3),
@@ -301,7 +303,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "l2_partitions": subs,
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
-        "l1.allocate": l1["allocate"], "l1.index": l1["index"], "l1.sector_size": l1["sector"],
+        "l1.allocate": l1["allocate"], "l1.index": l1["index"],
+        "l1.sector_size": 32 if skip_segments(text) and not l1["sector"] else l1["sector"],
         "l1.write": l1["write"], "l2.write": l2["write"], "l2.write_allocate": l2["write_allocate"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: gpucache's lookup
@@ -338,6 +341,27 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
             for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
+
+
+def skip_segments(text: str) -> bool:
+    """Whether config ``text`` cuts global accesses into 32-byte segments because they skip the L1.
+
+    HEAD's coalescer (``memory_coalescing_arch``) on Fermi and Kepler (``gpgpu_coalesce_arch`` 20
+    to 38) sizes every global transaction by 32-byte segments when ``gpgpu_gmem_skip_L1D`` is 1
+    (by 128-byte lines when the L1 caches them). gpucache moves the same bytes with 32-byte
+    sectors on its L1 (which, with every load sent past it, changes nothing else) and a request
+    per sector (:func:`skip_l1_settings`; ``docs/validation.md``, session 77).
+    """
+    arch = int(_option(text, "gpgpu_coalesce_arch") or 13)
+    return _option(text, "gpgpu_gmem_skip_L1D") == "1" and 20 <= arch < 39
+
+
+def skip_l1_settings(text: str, gpu: GPUConfig, policy: str | None) -> list[str]:
+    """gpucache settings (``FIELD=VALUE``) that size its requests as Accel-Sim's when both sides
+    send loads past an L1 without sectors on a Fermi or Kepler coalescer (:func:`skip_segments`)."""
+    if policy != L1_OFF or not skip_segments(text) or gpu.l1.sector_size:
+        return []
+    return ["l1.sector_size=32", "coalescing=sector"]
 
 
 def l1_skip_difference(text: str, policy: str | None) -> str | None:
@@ -784,6 +808,7 @@ def main() -> int:
     except InputError as e:
         sys.exit(f"compare_accelsim: {e}")
     args.gpucache_set[:0] = [f"{name}={value}" for name, value in peer.items() if getattr(gpu, name) != value]
+    args.gpucache_set[:0] = skip_l1_settings(files["gpgpusim.config"], gpu, args.policy)
     gpu = with_fields(gpu, args.gpucache_set)
     if args.write_config:
         args.write_config.write_text(files["gpgpusim.config"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from golden.configs.presets import preset
@@ -315,6 +317,26 @@ def test_loads_past_the_l1_on_one_side_only_are_reported():
     assert line == ("global loads: gpucache cached (policy baseline), Accel-Sim past the L1 "
                     "(gpgpu_gmem_skip_L1D 1)")
     assert "gpucache past the L1 (policy kim20-l1-off)" in cmp.l1_skip_difference(cached, cmp.L1_OFF)
+
+
+def test_loads_past_the_l1_take_32_byte_segments_on_fermi_on_both_sides():
+    # HEAD cuts a Fermi or Kepler global access into 32-byte segments when the L1 is skipped:
+    # gpucache gets 32-byte requests when it skips the L1 too, and the report agrees.
+    gtx480 = cmp._set_option(KIM20_TEXT, "gpgpu_coalesce_arch", "20")
+    gtx480 = cmp._set_option(gtx480, "gpgpu_cache:dl1", "N:32:128:4,L:L:m:N:H,A:32:8,8")
+    skip = cmp._set_option(gtx480, "gpgpu_gmem_skip_L1D", "1")
+    kim20 = preset("kim20")
+    lines = dataclasses.replace(kim20, coalescing="line", l1=dataclasses.replace(kim20.l1, sector_size=0))
+    assert cmp.skip_l1_settings(skip, lines, cmp.L1_OFF) == ["l1.sector_size=32", "coalescing=sector"]
+    assert cmp.skip_l1_settings(skip, lines, None) == []  # gpucache caches: its L1 stays as it is
+    assert cmp.skip_l1_settings(gtx480, lines, cmp.L1_OFF) == []  # Accel-Sim caches: 128-byte lines
+    assert cmp.skip_l1_settings(cmp._set_option(skip, "gpgpu_coalesce_arch", "61"), lines, cmp.L1_OFF) == []
+    assert cmp.skip_l1_settings(skip, kim20, cmp.L1_OFF) == []  # sectors already
+    segments = cmp.with_fields(lines, cmp.skip_l1_settings(skip, lines, cmp.L1_OFF))
+    report = [d for d in differences(skip, segments) if d.startswith(("coalescing", "l1.sector_size"))]
+    assert report == []
+    assert [d for d in differences(gtx480, segments) if d.startswith(("coalescing", "l1.sector_size"))] == [
+        "coalescing: gpucache 'sector', Accel-Sim 'line'", "l1.sector_size: gpucache 32, Accel-Sim 0"]
 
 
 def test_a_rate_neither_side_has_passes_and_one_side_alone_fails():
