@@ -343,6 +343,40 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
             for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
 
 
+def dram_command_settings(text: str) -> list[str]:
+    """gpucache settings (``FIELD=VALUE``, in an order each can be applied in) that run config
+    ``text``'s DRAM with the command model (``dram_model = "commands"``, ``docs/timing.md``, "DRAM"):
+    its ``-gpgpu_dram_timing_opt`` in DRAM cycles, with GPGPU-Sim's derived tRTW and tWTR
+    (``gpu-sim.h``), its atom (burst length x bus width x chips per channel) and bank groups.
+
+    Raises
+    ------
+    InputError
+        If the timing string is missing or lacks a timing the model needs.
+    """
+    found = re.findall(r'^-gpgpu_dram_timing_opt\s+"([^"]*)"', text, re.M)
+    if not found:
+        raise InputError("gpgpu_dram_timing_opt: not in the config (needed by --dram-commands)")
+    timing = dict(item.split("=", 1) for item in re.sub(r"\s+", "", found[-1]).split(":") if "=" in item)
+    need = ("CCD", "RRD", "RCD", "RAS", "RP", "RC", "CL", "WL", "CDLR", "WR", "nbkgrp", "CCDL", "RTPL")
+    missing = [k for k in need if not timing.get(k, "").isdigit()]
+    if missing:
+        raise InputError(f"gpgpu_dram_timing_opt: no whole-number {', '.join(missing)} in {found[-1]!r}")
+    t = {k: int(timing[k]) for k in need}
+    burst = int(_option(text, "gpgpu_dram_burst_length") or 4)
+    ratio = int(_option(text, "dram_data_command_freq_ratio") or 2)
+    atom = burst * int(_option(text, "gpgpu_dram_buswidth") or 4) * int(
+        _option(text, "gpgpu_n_mem_per_ctrlr") or 1)
+    groups = "low" if _option(text, "dram_bnkgrp_indexing_policy") == "1" else "high"
+    fields = {"cl": "CL", "rcd": "RCD", "rp": "RP", "ras": "RAS", "rrd": "RRD", "rc": "RC", "wl": "WL",
+              "wr": "WR", "rtpl": "RTPL", "ccd": "CCD", "ccdl": "CCDL"}
+    return [f"dram_atom_bytes={atom}", "dram_model=commands", f"dram_bank_groups={t['nbkgrp']}",
+            f"dram_bank_group_index={groups}",
+            *(f"dram_t_{ours}={t[theirs]}" for ours, theirs in fields.items()),
+            f"dram_t_rtw={t['CL'] + burst // ratio + 2 - t['WL']}",
+            f"dram_t_wtr={t['WL'] + burst // ratio + t['CDLR']}"]
+
+
 def skip_segments(text: str) -> bool:
     """Whether config ``text`` cuts global accesses into 32-byte segments because they skip the L1.
 
@@ -782,6 +816,9 @@ def main() -> int:
                     help="write this option over the derived gpgpusim.config (a one-factor experiment)")
     ap.add_argument("--gpucache-set", action="append", default=[], metavar="FIELD=VALUE",
                     help="change this field of the preset (l1.index=mod, l1.allocate=on-fill, ...)")
+    ap.add_argument("--dram-commands", action="store_true",
+                    help="run gpucache's DRAM command by command with the config's GDDR timings "
+                    "(dram_model=commands; docs/timing.md, DRAM)")
     ap.add_argument("--policy", help="gpucache's cache-management policy (default: the baseline); "
                     f"{L1_OFF} sends every load past the L1, as --accelsim-set gmem_skip_L1D=1 does")
     args = ap.parse_args()
@@ -809,6 +846,11 @@ def main() -> int:
         sys.exit(f"compare_accelsim: {e}")
     args.gpucache_set[:0] = [f"{name}={value}" for name, value in peer.items() if getattr(gpu, name) != value]
     args.gpucache_set[:0] = skip_l1_settings(files["gpgpusim.config"], gpu, args.policy)
+    if args.dram_commands:
+        try:
+            args.gpucache_set[:0] = dram_command_settings(files["gpgpusim.config"])
+        except InputError as e:
+            sys.exit(f"compare_accelsim: --dram-commands: {e}")
     gpu = with_fields(gpu, args.gpucache_set)
     if args.write_config:
         args.write_config.write_text(files["gpgpusim.config"])

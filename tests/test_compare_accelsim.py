@@ -339,6 +339,25 @@ def test_loads_past_the_l1_take_32_byte_segments_on_fermi_on_both_sides():
         "coalescing: gpucache 'sector', Accel-Sim 'line'", "l1.sector_size: gpucache 32, Accel-Sim 0"]
 
 
+def test_dram_commands_take_the_configs_gddr_timings():
+    # The TITAN X's timing string, over two lines as in its config; tRTW = CL + BL / ratio + 2 - WL
+    # = 16 + 2 + 2 - 6, tWTR = WL + BL / ratio + tCDLR = 6 + 2 + 7 (gpu-sim.h); a 32-byte atom.
+    text = KIM20_TEXT + ('-gpgpu_dram_burst_length 8\n-dram_bnkgrp_indexing_policy 1\n'
+                         '-gpgpu_dram_timing_opt "nbk=16:CCD=2:RRD=8:RCD=16:RAS=37:RP=16:RC=52:\n'
+                         '                        CL=16:WL=6:CDLR=7:WR=16:nbkgrp=4:CCDL=4:RTPL=3"\n')
+    got = cmp.dram_command_settings(text)
+    assert got[:2] == ["dram_atom_bytes=32", "dram_model=commands"]
+    assert {"dram_bank_groups=4", "dram_bank_group_index=low", "dram_t_rrd=8", "dram_t_rc=52",
+            "dram_t_wl=6", "dram_t_wr=16", "dram_t_rtpl=3", "dram_t_ccdl=4", "dram_t_rtw=14",
+            "dram_t_wtr=15", "dram_t_cl=16", "dram_t_ras=37"} <= set(got)
+    g = cmp.with_fields(preset("kim20"), got)  # each applies in turn
+    assert (g.dram_model, g.dram_t_rtw, g.dram_atom_bytes) == ("commands", 14, 32)
+    with pytest.raises(cmp.InputError, match="^gpgpu_dram_timing_opt: not in the config"):
+        cmp.dram_command_settings(KIM20_TEXT)
+    with pytest.raises(cmp.InputError, match="no whole-number RRD"):
+        cmp.dram_command_settings(text.replace("RRD=8", "RRD=x"))
+
+
 def test_a_rate_neither_side_has_passes_and_one_side_alone_fails():
     nan = float("nan")
     assert cmp._within(nan, nan, 5.0)  # every load past the L1 on both sides

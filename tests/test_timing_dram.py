@@ -117,6 +117,40 @@ def test_frfcfs_is_faster_here_and_returns_every_entry():
     assert (s.ch[row("ch", "dq_nfree")] == tm.k[core.K_DQ_PER_CH]).all()
 
 
+#: The command model on the example's one bank: a column command moves the whole 128-byte line.
+COMMANDS = dict(dram_scheduler="frfcfs", dram_model="commands", dram_atom_bytes=LINE, **DRAM_TIMES)
+
+
+def test_the_command_model_issues_the_examples_commands_as_worked_by_hand():
+    # Lines 0, 32 and 1 (rows 0, 1, 0) reach the channel at T, T + 1, T + 2. Line 0 is given to
+    # the bank at T, which activates row 0 (its read may go at T + 10, tRCD) and reads at T + 10;
+    # the bank is free for the scheduler the cycle after: line 1, a hit on row 0, reads at T + 11
+    # (waited 9); line 32 is given to the bank at T + 12 (waited 11), precharges row 0 at T + 20
+    # (tRAS after the activation), activates row 1 at T + 30 (tRP) and reads at T + 40. Each read's
+    # data leaves the column pipeline tCL later and fills the L2 the cycle after: line 32 at
+    # T + 51, a cycle after the request model's fill (whose bank times match these).
+    requests = {}
+    for model in ("requests", "commands"):
+        tm, (r,) = run([three_loads()], gpu(**{**COMMANDS, "dram_model": model}))
+        requests[model] = r
+    c = requests["commands"].counters
+    assert (c["dram_wait_n"], c["dram_wait_sum"]) == (3, 0 + 9 + 11)
+    assert (c["dram_row_hits"], c["dram_reordered"]) == (1, 1)
+    assert (c["dram_activates"], c["dram_precharges"]) == (2, 1)
+    assert requests["commands"].cycles == requests["requests"].cycles + 1
+    assert requests["requests"].counters["dram_activates"] == 0  # counted by the command model only
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(dram_scheduler="fcfs"), "dram_model: 'commands' needs dram_scheduler 'frfcfs'"),
+    (dict(dram_atom_bytes=0), "dram_model: 'commands' needs dram_atom_bytes"),
+    (dict(dram_model="gddr"), "dram_model: must be one of requests, commands"),
+])
+def test_the_command_model_needs_frfcfs_and_atoms(changes, message):
+    with pytest.raises(ValueError, match="^" + re.escape(message)):
+        gpu(**{**COMMANDS, **changes})
+
+
 @pytest.mark.parametrize("text, message", [
     ("RRRR.BBBB", "must read 'dramid@N;MASK'"),
     ("dramid@x;RRRR", "must read 'dramid@N;MASK'"),

@@ -127,6 +127,13 @@ MACHINES = {
     # channel's next wake-up, which the scheduler finds from per-bank lists.
     "frfcfs-rows": dict(dram_scheduler="frfcfs", dram_queue=6, dram_channels=1, dram_banks=2,
                         dram_row_bytes=1024, dram_t_rcd=30, dram_t_rp=30, dram_t_cl=20),
+    # The same scheduler in the command model (dram_model "commands"): two banks in two groups,
+    # every GPGPU-Sim counter set, 32-byte atoms (a line takes four column commands).
+    "frfcfs-commands": dict(dram_scheduler="frfcfs", dram_model="commands", dram_queue=6, dram_channels=1,
+                            dram_banks=2, dram_bank_groups=2, dram_row_bytes=1024, dram_atom_bytes=32,
+                            dram_bus_bytes=16, dram_t_rcd=10, dram_t_rp=10, dram_t_cl=8, dram_t_ras=20,
+                            dram_t_rrd=3, dram_t_rc=32, dram_t_wl=2, dram_t_wr=4, dram_t_rtpl=2,
+                            dram_t_ccd=2, dram_t_ccdl=3, dram_t_rtw=6, dram_t_wtr=5),
     # An instruction cache of two lines and one MSHR: warps stall on fetches, wait for a free MSHR,
     # and SMs go quiet while their reads are out.
     "icache": dict(icache_bytes=2 * LINE, icache_assoc=1, icache_mshrs=1),
@@ -162,6 +169,8 @@ def test_shortcuts_change_nothing(name):
     if name.startswith("frfcfs-"):
         # The machine does what it is here for: the window served requests out of order.
         assert sum(k.counters["dram_reordered"] for k in plain) > 0
+    if name == "frfcfs-commands":
+        assert sum(k.counters["dram_precharges"] for k in plain) > 0  # row conflicts among them
     if name == "icache":
         assert sum(k.counters["l2_inst_accesses"] for k in plain) > 0
         assert sum(k.counters["stall_fetch"] for k in plain) > 0
@@ -218,8 +227,9 @@ def test_policies_that_block_warps_wake_their_schedulers(policy):
     assert sum(k.counters["blocked_warp_cycles"] for k in checked) > 0
 
 
-@pytest.mark.parametrize("config, window", [("ciao18", 2), ("kim20", 3)])
-def test_the_dram_scheduler_on_a_whole_workload(config, window):
+@pytest.mark.parametrize("config, window, model", [("ciao18", 2, "requests"), ("kim20", 3, "requests"),
+                                                   ("ciao18", 3, "commands")])
+def test_the_dram_scheduler_on_a_whole_workload(config, window, model):
     # bp on a whole GPU with a small FR-FCFS window: many requests reach a channel in one cycle,
     # often in the cycle a call moved its window on, which the two SMs of the random machines
     # rarely make (docs/timing.md, "The DRAM scheduler by bank": a mutation of a shortcut tried in
@@ -227,7 +237,8 @@ def test_the_dram_scheduler_on_a_whole_workload(config, window):
     from golden.configs.loader import load_config
     from golden.workloads import registry
 
-    g = dataclasses.replace(load_config(config), dram_queue=window)
+    commands = {"dram_model": "commands", "dram_atom_bytes": 64} if model == "commands" else {}
+    g = dataclasses.replace(load_config(config), dram_queue=window, **commands)
     wl = registry.build("rdgc/bp", 0.05)
     plain, checked = timed(g, wl.kernels, False)[1], timed(g, wl.kernels, True)[1]
     assert_same(plain, checked)

@@ -102,6 +102,9 @@ STORE_ACKS = ("none", "l2")
 #: How a DRAM channel orders its queued requests (GPUConfig.dram_scheduler): in arrival order, or
 #: first-ready first-come-first-served (row hits first, GPGPU-Sim's ``-gpgpu_dram_scheduler 1``).
 DRAM_SCHEDULERS = ("fcfs", "frfcfs")
+#: How the timing model times a DRAM channel's requests (GPUConfig.dram_model): each as a whole
+#: when its bank takes it, or command by command, DRAM cycle by DRAM cycle (GPGPU-Sim's dram_t).
+DRAM_MODELS = ("requests", "commands")
 #: Which block of ciao18's shared-memory cache a line takes (GPUConfig.smem_cache_index): the
 #: address's own G:R bits [15:7] (Fig. 7c), or those XORed with address bits [23:15].
 SMEM_CACHE_INDEXES = ("mod", "xor")
@@ -140,6 +143,8 @@ GPU_LIMITS = {
     "dram_t_ras": (0, 1 << 12), "dram_bus_bytes": (0, 1 << 12), "dram_latency": (0, 1 << 16),
     "dram_t_ccd": (0, 1 << 12), "dram_t_ccdl": (0, 1 << 12), "dram_t_wtr": (0, 1 << 12),
     "dram_t_rtw": (0, 1 << 12), "dram_atom_bytes": (0, 1 << 12), "dram_bank_groups": (1, 1024),
+    "dram_t_rrd": (0, 1 << 12), "dram_t_rc": (0, 1 << 12), "dram_t_wl": (0, 1 << 12),
+    "dram_t_wr": (0, 1 << 12), "dram_t_rtpl": (0, 1 << 12),
     "ldst_queue": (0, 1024), "icnt_input_buffer": (0, 4096), "dram_queue": (0, 1 << 16),
     "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
@@ -602,6 +607,21 @@ class GPUConfig:
         in one bank group (``tCCDL``), a read's and a write's (GPGPU-Sim's ``tRTW = CL + BL /
         ratio + 2 - WL``), a write's and a read's (``tWTR = WL + BL / ratio + tCDLR``); 0 for
         no spacing (``docs/timing.md``, "DRAM").
+    dram_model : str
+        Timing model, ``frfcfs`` only: ``"requests"`` (default) times each request when the
+        scheduler gives it to its bank, from the bank's and the bus's times; ``"commands"``
+        runs each channel cycle by cycle as GPGPU-Sim's ``dram_t::cycle`` does: the scheduler
+        gives one request a DRAM cycle to a bank without one (banks from a rotating priority),
+        and the channel issues at most one row command (activate, precharge) and one column
+        command (read, write) a DRAM cycle, any bank's that no timing counter holds
+        (``docs/timing.md``, "DRAM"). Needs ``dram_atom_bytes``.
+    dram_t_rrd, dram_t_rc, dram_t_wl, dram_t_wr, dram_t_rtpl : int
+        ``dram_model = "commands"``: DRAM cycles from an activation to the channel's next
+        (``tRRD``) and to the bank's next (``tRC``); the write latency (``WL``: a write's data
+        follows its command by it, a write may follow an activation after ``tRCD - WL - 1``);
+        the write recovery (``tWR``: a bank is precharged no earlier than ``WL + BL / ratio +
+        tWR`` after a write, ``BL / ratio`` being the atom's cycles on the bus); and a read's
+        to a precharge in its bank group (``tRTPL``; within the bank, ``BL / ratio``).
     dram_bank_groups, dram_bank_group_index : int, str
         Bank groups of a channel, a power of 2 dividing ``dram_banks``, and whether a bank's
         group is the ``"high"`` or ``"low"`` bits of its number (:data:`DRAM_BANK_GROUP_INDEXES`).
@@ -687,6 +707,12 @@ class GPUConfig:
     dram_t_rtw: int = 0
     dram_atom_bytes: int = 0
     dram_bank_groups: int = 1
+    dram_model: str = "requests"
+    dram_t_rrd: int = 0
+    dram_t_rc: int = 0
+    dram_t_wl: int = 0
+    dram_t_wr: int = 0
+    dram_t_rtpl: int = 0
     dram_bank_group_index: str = "high"
     dram_bus_bytes: int = 16
     dram_latency: int = 100
@@ -722,7 +748,7 @@ class GPUConfig:
                               ("icnt_input_queues", ICNT_INPUT_QUEUES),
                               ("icnt_request_queues", ICNT_REQUEST_QUEUES), ("coalescing", COALESCINGS),
                               ("store_acks", STORE_ACKS),
-                              ("dram_scheduler", DRAM_SCHEDULERS),
+                              ("dram_scheduler", DRAM_SCHEDULERS), ("dram_model", DRAM_MODELS),
                               ("smem_cache_index", SMEM_CACHE_INDEXES), ("smem_unit", SMEM_UNITS),
                               ("smem_broadcast", SMEM_BROADCASTS),
                               ("dram_bank_group_index", DRAM_BANK_GROUP_INDEXES)):
@@ -753,6 +779,11 @@ class GPUConfig:
                                           or self.dram_banks & (self.dram_banks - 1)):
             raise ValueError(f"dram_bank_groups: must be a power of 2 dividing the {self.dram_banks} banks "
                              f"(a power of 2), not {self.dram_bank_groups}")
+        if self.dram_model == "commands" and self.dram_scheduler != "frfcfs":
+            raise ValueError(f"dram_model: 'commands' needs dram_scheduler 'frfcfs', "
+                             f"not {self.dram_scheduler!r}")
+        if self.dram_model == "commands" and not self.dram_atom_bytes:
+            raise ValueError("dram_model: 'commands' needs dram_atom_bytes (the bytes of a column command)")
         if self.n_sm % self.sms_per_cluster:
             raise ValueError(f"sms_per_cluster: must divide n_sm ({self.n_sm}), not {self.sms_per_cluster}")
         if self.icache_bytes and self.icache_bytes % (self.icache_assoc * self.l1.line_size):

@@ -117,7 +117,9 @@ __all__ = ["step_function", "shared_functions"]
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
  K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
- K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR) = range(len(layout.CONFIG))
+ K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR,
+ K_DRAM_COMMANDS, K_DC_NUM, K_DC_DEN, K_DC_CL, K_DC_WL, K_DC_RCD, K_DC_RCDWR, K_DC_RAS, K_DC_RC, K_DC_RP,
+ K_DC_RRD, K_DC_CCD, K_DC_CCDL, K_DC_RTW, K_DC_WTR, K_DC_WTP, K_DC_RTP, K_DC_RTPL) = range(len(layout.CONFIG))
 
 # The configuration words by the loop's names, for a specialised build (golden.gpu.specialise).
 _CONFIG_NAMES = {name: i for name, i in globals().items() if name.startswith("K_")}
@@ -135,7 +137,7 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_EV_HIT, C_EV_L2_ARRIVE, C_EV_L2_FILL, C_EV_L1_FILL, C_EV_DRAM_ARRIVE, C_EV_DRAM_WAKE,
  C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_EV_SMEM, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES,
  C_L2_INST_ACC,
- C_L2_INST_HITS, C_SMEM_BANK_ACC, C_SMEM_BANK_CONFLICTS,
+ C_L2_INST_HITS, C_SMEM_BANK_ACC, C_SMEM_BANK_CONFLICTS, C_DRAM_ACTS, C_DRAM_PRES,
  C_ROUND_TRIP, C_ROUND_TRIP_N, C_DRAM_WAIT, C_DRAM_WAIT_N,
  ) = range(len(layout.COUNTERS) - len(layout.LATENCIES) * layout.LATENCY_BINS)
 # The first bin of each latency's histogram (layout.LATENCIES).
@@ -168,9 +170,12 @@ C_DRAM_WAIT_BINS = layout.COUNTERS.index("dram_wait_log2_0")
  P_H_BUSY,) = range(10)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,
  F_F_KEY) = range(10)
-(B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK, B_DQ_HEAD, B_DQ_TAIL,) = range(6)
+(B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK, B_DQ_HEAD, B_DQ_TAIL,
+ B_DC_ACTIVE, B_DC_MRQ, B_DC_TX, B_DC_RCD, B_DC_RCDWR, B_DC_RAS, B_DC_RC, B_DC_RP, B_DC_RTP, B_DC_WTP,
+ B_DC_CCDL, B_DC_RTPL,) = range(18)
 (H_D_BUS, H_DQ_HEAD, H_DQ_TAIL, H_DQ_N, H_DQ_NFREE, H_DQ_WAKE, H_D_COL, H_D_DIR, H_D_GRP, H_DQ_SEQ,
- H_DQ_BOUND,) = range(11)
+ H_DQ_BOUND, H_DC_NEXT, H_DC_TICKING, H_DC_PRIO, H_DC_NMRQ, H_DC_OUT, H_DC_CCD, H_DC_RRD, H_DC_RTW,
+ H_DC_WTR,) = range(20)
 (DQ_BANK, DQ_ROW, DQ_BYTES, DQ_WRITE, DQ_ENTRY, DQ_NEXT, DQ_PREV, DQ_FREE, DQ_SEQ, DQ_BNEXT,
  DQ_BPREV, DQ_WIN_T,) = range(12)
 (PT_HEAD, PT_TAIL,) = range(2)
@@ -180,7 +185,8 @@ C_DRAM_WAIT_BINS = layout.COUNTERS.index("dram_wait_log2_0")
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 6, 11, 12, 2, 2, 4, 2, 2, 2]
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 18, 20, 12, 2, 2, 4, 2, 2,
+                                                     2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 LATENCY_LAST_BIN = layout.LATENCY_BINS - 1
 
@@ -567,7 +573,10 @@ def _dram_arrive(K, S, t, x):
         S.dq[DQ_WIN_T, x] = t  # in the window at once (else when the window reaches it: _dram_unlink)
     if S.ch[H_DQ_N, ch] == K[K_DRAM_QUEUE]:
         S.ch[H_DQ_BOUND, ch] = x  # the window is full from now: x holds its last place
-    _dram_schedule(K, S, t, ch)
+    if not K[K_DRAM_COMMANDS]:
+        _dram_schedule(K, S, t, ch)
+    elif not S.ch[H_DC_TICKING, ch]:
+        _dram_tick(K, S, t, ch)  # an idle channel wakes (a ticking one sees x at its next cycle)
 
 
 def _bank_free(S, i):
@@ -585,6 +594,13 @@ def _dram_window_end(S, ch):
 def _dram_unlink(K, S, t, ch, x):
     """Take request ``x`` out of its channel's queue and its bank's at cycle ``t``, moving the
     window's last place on when ``x`` was inside the window, and free its entry."""
+    _dram_dequeue(K, S, t, ch, x)
+    _dram_free(K, S, ch, x)
+
+
+def _dram_dequeue(K, S, t, ch, x):
+    """Take request ``x`` out of its channel's queue and its bank's at cycle ``t`` (its entry kept),
+    moving the window's last place on when ``x`` was inside the window."""
     b = S.ch[H_DQ_BOUND, ch]
     if b >= 0 and S.dq[DQ_SEQ, x] <= S.dq[DQ_SEQ, b]:
         n = S.dq[DQ_NEXT, b]
@@ -595,6 +611,10 @@ def _dram_unlink(K, S, t, ch, x):
     bank = ch * K[K_BANKS] + S.dq[DQ_BANK, x]
     _list_remove(S.dq, DQ_BNEXT, DQ_BPREV, S.bank, B_DQ_HEAD, B_DQ_TAIL, bank, x)
     S.ch[H_DQ_N, ch] -= 1
+
+
+def _dram_free(K, S, ch, x):
+    """Give DRAM request entry ``x`` back to channel ``ch``'s part of the pool."""
     S.dq[DQ_FREE, ch * K[K_DQ_PER_CH] + S.ch[H_DQ_NFREE, ch]] = x
     S.ch[H_DQ_NFREE, ch] += 1
 
@@ -634,6 +654,158 @@ def _dram_walk_wake(K, S, t, ch):
     return wake
 
 
+def _dram_pick(S, i, x, last):
+    """FR-FCFS's pick for bank ``i`` (of all channels), whose oldest request ``x`` is in the window
+    (arrival numbers up to ``last``): the oldest to its open row, else ``x``."""
+    if S.dq[DQ_ROW, x] != S.bank[B_D_OPEN, i]:
+        y = S.dq[DQ_BNEXT, x]
+        while y >= 0 and S.dq[DQ_SEQ, y] <= last:
+            if S.dq[DQ_ROW, y] == S.bank[B_D_OPEN, i]:
+                S.c[C_DRAM_REORDERED] += 1
+                return y  # a row hit goes before the older request
+            y = S.dq[DQ_BNEXT, y]
+    return x
+
+
+def _dc_core(K, n):
+    """The core cycle of DRAM cycle ``n`` (``dram_model = "commands"``)."""
+    return n * K[K_DC_NUM] // K[K_DC_DEN]
+
+
+def _dram_tick(K, S, t, ch):
+    """``dram_model = "commands"``: channel ``ch`` runs its DRAM cycles that fall in core cycle ``t``
+    (:func:`_dram_cycle`), and asks for a wake-up at its next one while it has work (requests in
+    its queue or held by its banks); an idle channel's counters need no cycles run."""
+    S.ch[H_DC_TICKING, ch] = 0
+    n = max(S.ch[H_DC_NEXT, ch], (t * K[K_DC_DEN] + K[K_DC_NUM] - 1) // K[K_DC_NUM])
+    while _dc_core(K, n) == t:
+        _dram_cycle(K, S, t, ch, n)
+        n += 1
+    S.ch[H_DC_NEXT, ch] = n
+    if S.ch[H_DQ_N, ch] > 0 or S.ch[H_DC_NMRQ, ch] > 0:
+        S.ch[H_DC_TICKING, ch] = 1
+        _event(S, _dc_core(K, n), EV_DRAM_WAKE, ch)
+
+
+def _dram_cycle(K, S, t, ch, n):
+    """DRAM cycle ``n`` of channel ``ch`` (in core cycle ``t``), as GPGPU-Sim's ``dram_t::cycle``.
+
+    The scheduler (``scheduler_frfcfs``) gives FR-FCFS's pick to the first bank without a request,
+    from the rotating priority, which then moves on by one; then the banks, from the priority,
+    each issue the column command of their request if no counter holds it (the first one found
+    goes; ``issue_col_command``) or else a row command (``issue_row_command``, only while no
+    command of either kind has gone this cycle: an activation or a precharge moves the priority to
+    the bank after it). The counters are the DRAM cycles from which each is clear.
+    """
+    nb = K[K_BANKS]
+    base = ch * nb
+    if S.ch[H_DQ_N, ch] > 0:
+        last = _dram_window_end(S, ch)
+        for k in range(nb):
+            b = (k + S.ch[H_DC_PRIO, ch]) % nb
+            i = base + b
+            x = S.bank[B_DQ_HEAD, i]
+            if S.bank[B_DC_MRQ, i] >= 0 or x < 0 or S.dq[DQ_SEQ, x] > last:
+                continue
+            x = _dram_pick(S, i, x, last)
+            if K[K_SELF_CHECK] and x != _dram_walk_pick(K, S, t, ch, b):
+                S.c[C_SELF_CHECK_FAILS] += 1
+            S.ch[H_DC_PRIO, ch] = (S.ch[H_DC_PRIO, ch] + 1) % nb
+            _latency(S, C_DRAM_WAIT, C_DRAM_WAIT_BINS, t - S.dq[DQ_WIN_T, x])
+            if S.bank[B_DC_ACTIVE, i] and S.bank[B_D_OPEN, i] == S.dq[DQ_ROW, x]:
+                S.c[C_DRAM_ROW_HITS] += 1
+            S.c[C_DRAM_WRITES if S.dq[DQ_WRITE, x] else C_DRAM_READS] += 1
+            _dram_dequeue(K, S, t, ch, x)
+            S.bank[B_DC_MRQ, i] = x
+            S.bank[B_DC_TX, i] = 0
+            S.ch[H_DC_NMRQ, ch] += 1
+            break
+    col = False
+    row = False
+    for k in range(nb):
+        j = (k + S.ch[H_DC_PRIO, ch]) % nb  # the priority a row command moved applies at once
+        if not col:
+            col = _dram_column(K, S, ch, j, n)
+        if not col and not row:
+            row = _dram_row(K, S, ch, j, n)
+
+
+def _dram_column(K, S, ch, j, n):
+    """Bank ``j`` of channel ``ch`` issues its request's next column command at DRAM cycle ``n`` if
+    nothing holds it (GPGPU-Sim's ``issue_col_command``); True if it did.
+
+    A command moves one ``dram_atom_bytes`` atom; its data leaves the column pipeline ``CL`` (a
+    read) or ``WL`` (a write) cycles later, in command order, one a cycle (``rwq``). A read's L2
+    fill is due the core cycle after its last atom's. The bank is free for the scheduler once its
+    request's last command has gone.
+    """
+    nb = K[K_BANKS]
+    i = ch * nb + j
+    x = S.bank[B_DC_MRQ, i]
+    if x < 0 or not S.bank[B_DC_ACTIVE, i] or S.bank[B_D_OPEN, i] != S.dq[DQ_ROW, x]:
+        return False
+    g = ch * nb + ((j >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK])
+    if n < S.ch[H_DC_CCD, ch] or n < S.bank[B_DC_CCDL, g]:
+        return False
+    if S.dq[DQ_WRITE, x]:
+        if n < S.bank[B_DC_RCDWR, i] or n < S.ch[H_DC_RTW, ch]:
+            return False
+        out = max(n + K[K_DC_WL], S.ch[H_DC_OUT, ch] + 1)
+        S.ch[H_DC_WTR, ch] = n + K[K_DC_WTR]
+        S.bank[B_DC_WTP, i] = n + K[K_DC_WTP]
+    else:
+        if n < S.bank[B_DC_RCD, i] or n < S.ch[H_DC_WTR, ch]:
+            return False
+        out = max(n + K[K_DC_CL], S.ch[H_DC_OUT, ch] + 1)
+        S.ch[H_DC_RTW, ch] = n + K[K_DC_RTW]
+        S.bank[B_DC_RTP, i] = n + K[K_DC_RTP]
+        S.bank[B_DC_RTPL, g] = n + K[K_DC_RTPL]
+    S.ch[H_DC_OUT, ch] = out
+    S.ch[H_DC_CCD, ch] = n + K[K_DC_CCD]
+    S.bank[B_DC_CCDL, g] = n + K[K_DC_CCDL]
+    S.bank[B_DC_TX, i] += K[K_DRAM_ATOM]
+    if S.bank[B_DC_TX, i] >= S.dq[DQ_BYTES, x]:
+        S.bank[B_DC_MRQ, i] = -1
+        S.ch[H_DC_NMRQ, ch] -= 1
+        if S.dq[DQ_ENTRY, x] >= 0:
+            _event(S, _dc_core(K, out) + 1, EV_L2_FILL, S.dq[DQ_ENTRY, x])
+        _dram_free(K, S, ch, x)
+    return True
+
+
+def _dram_row(K, S, ch, j, n):
+    """Bank ``j`` of channel ``ch`` activates its request's row, or precharges another, at DRAM cycle
+    ``n`` if nothing holds it (GPGPU-Sim's ``issue_row_command``); True if it did."""
+    nb = K[K_BANKS]
+    i = ch * nb + j
+    x = S.bank[B_DC_MRQ, i]
+    if x < 0:
+        return False
+    if not S.bank[B_DC_ACTIVE, i]:
+        if n < S.ch[H_DC_RRD, ch] or n < S.bank[B_DC_RP, i] or n < S.bank[B_DC_RC, i]:
+            return False
+        S.bank[B_D_OPEN, i] = S.dq[DQ_ROW, x]
+        S.bank[B_DC_ACTIVE, i] = 1
+        S.ch[H_DC_RRD, ch] = n + K[K_DC_RRD]
+        S.bank[B_DC_RCD, i] = n + K[K_DC_RCD]
+        S.bank[B_DC_RCDWR, i] = n + K[K_DC_RCDWR]
+        S.bank[B_DC_RAS, i] = n + K[K_DC_RAS]
+        S.bank[B_DC_RC, i] = n + K[K_DC_RC]
+        S.c[C_DRAM_ACTS] += 1
+    elif S.bank[B_D_OPEN, i] != S.dq[DQ_ROW, x]:
+        g = ch * nb + ((j >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK])
+        if n < S.bank[B_DC_RAS, i] or n < S.bank[B_DC_WTP, i] or n < S.bank[B_DC_RTP, i] \
+                or n < S.bank[B_DC_RTPL, g]:
+            return False
+        S.bank[B_DC_ACTIVE, i] = 0
+        S.bank[B_DC_RP, i] = n + K[K_DC_RP]
+        S.c[C_DRAM_PRES] += 1
+    else:
+        return False
+    S.ch[H_DC_PRIO, ch] = (j + 1) % nb
+    return True
+
+
 def _dram_schedule(K, S, t, ch):
     """FR-FCFS on channel ``ch`` at cycle ``t`` (GPGPU-Sim's ``frfcfs_scheduler``).
 
@@ -660,15 +832,7 @@ def _dram_schedule(K, S, t, ch):
         if S.bank[B_D_READY, i] > t * DRAM_TICKS:
             wake = min(wake, _bank_free(S, i))
             continue
-        if S.dq[DQ_ROW, x] != S.bank[B_D_OPEN, i]:
-            y = S.dq[DQ_BNEXT, x]
-            while y >= 0 and S.dq[DQ_SEQ, y] <= last:
-                if S.dq[DQ_ROW, y] == S.bank[B_D_OPEN, i]:
-                    x = y  # a row hit goes before the older request
-                    S.c[C_DRAM_REORDERED] += 1
-                    break
-                y = S.dq[DQ_BNEXT, y]
-        S.bank[B_D_PICK, i] = x
+        S.bank[B_D_PICK, i] = _dram_pick(S, i, x, last)
         picks += 1
         one = b
     if K[K_SELF_CHECK]:
@@ -2884,6 +3048,8 @@ def _handle(buf, K, S, h1, h2, h3, t, v):
         _l2_fill(buf, K, S, h1, h2, h3, t, x)
     elif kind == EV_DRAM_ARRIVE:
         _dram_arrive(K, S, t, x)
+    elif kind == EV_DRAM_WAKE and K[K_DRAM_COMMANDS]:
+        _dram_tick(K, S, t, x)
     elif kind == EV_DRAM_WAKE:
         if S.ch[H_DQ_WAKE, x] == t:
             S.ch[H_DQ_WAKE, x] = -1
@@ -3258,7 +3424,9 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _list_append,
               _list_remove, _bank_free, _dram_arrive,
-              _dram_window_end, _dram_unlink, _dram_walk_pick, _dram_walk_wake, _dram_schedule, _part_append,
+              _dram_window_end, _dram_unlink, _dram_dequeue, _dram_free, _dram_pick, _dc_core, _dram_tick,
+              _dram_cycle, _dram_column, _dram_row, _dram_walk_pick, _dram_walk_wake, _dram_schedule,
+              _part_append,
               _depart, _response_flits,
               _store_done, _respond_to_sm,
               _port_arrive, _port_serve, _next_from_input, _below_l2,

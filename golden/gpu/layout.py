@@ -22,6 +22,13 @@ __all__ = ["TABLES", "SMEM_BLOCKS", "CONFIG", "COUNTERS", "LATENCIES", "LATENCY_
 #: entries of its part of the ``dq`` pool ``dq_nfree``, the cycle of its next wake-up ``dq_wake``,
 #: the arrival number the next request gets ``dq_seq``, the request at the last place of the
 #: scheduler's window ``dq_bound``, -1 while the queue is shorter than the window),
+#: Under ``dram_model = "commands"`` a bank's ``dc_`` fields are GPGPU-Sim's ``bank_t``: whether its
+#: row ``d_open`` is active, the request it serves (``dc_mrq``, -1: none) and the bytes sent of it,
+#: and the DRAM cycle from which each of its timing counters is clear (``dc_rcd`` ...); the bank
+#: groups' counters (``dc_ccdl``, ``dc_rtpl``) are kept in the rows of the channel's first banks. A
+#: channel's are the next DRAM cycle it runs (``dc_next``), whether a wake-up is due for it
+#: (``dc_ticking``), the rotating bank priority, the requests its banks hold, the DRAM cycle of its
+#: last data out of the column pipeline, and its own counters.
 #: ``dq`` per DRAM request of the ``frfcfs`` scheduler's pool (``dq_entry``: the L2 MSHR a read
 #: fills, -1 for a write; ``dq_seq``: its arrival number; ``dq_bnext``/``dq_bprev``: its bank's
 #: list; ``dq_win_t``: the cycle it entered the scheduler's window; ``dq_free``: each channel's
@@ -88,11 +95,14 @@ TABLES = {
         'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads', 'f_key'
     ),
     'bank': (
-        'd_open', 'd_ready', 'd_act', 'd_pick', 'dq_bhead', 'dq_btail'
+        'd_open', 'd_ready', 'd_act', 'd_pick', 'dq_bhead', 'dq_btail',
+        'dc_active', 'dc_mrq', 'dc_tx', 'dc_rcd', 'dc_rcdwr', 'dc_ras', 'dc_rc', 'dc_rp', 'dc_rtp', 'dc_wtp',
+        'dc_ccdl', 'dc_rtpl'
     ),
     'ch': (
         'd_bus', 'dq_head', 'dq_tail', 'dq_n', 'dq_nfree', 'dq_wake', 'd_col', 'd_dir', 'd_grp', 'dq_seq',
-        'dq_bound'
+        'dq_bound', 'dc_next', 'dc_ticking', 'dc_prio', 'dc_nmrq', 'dc_out', 'dc_ccd', 'dc_rrd', 'dc_rtw',
+        'dc_wtr'
     ),
     'dq': (
         'dq_bank', 'dq_row', 'dq_bytes', 'dq_write', 'dq_entry', 'dq_next', 'dq_prev', 'dq_free', 'dq_seq',
@@ -140,6 +150,10 @@ CONFIG = (
     "store_acks", "smem_unit", "t_ccd", "t_ccdl", "t_wtr", "t_rtw", "dram_atom_bytes", "dram_group_shift",
     "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer", "l2_mshr_sector", "l1_mshr_sector",
     "ldst_rr",
+    # dram_model "commands": DRAM cycle n is in core cycle n * dc_num // dc_den; the timings in
+    # DRAM cycles (dc_rcdwr, dc_wtp, dc_rtp derived as GPGPU-Sim derives them).
+    "dram_commands", "dc_num", "dc_den", "dc_cl", "dc_wl", "dc_rcd", "dc_rcdwr", "dc_ras", "dc_rc", "dc_rp",
+    "dc_rrd", "dc_ccd", "dc_ccdl", "dc_rtw", "dc_wtr", "dc_wtp", "dc_rtp", "dc_rtpl",
 )
 
 #: Latencies the model keeps as histograms (``docs/timing.md``, "Outputs"): a request's round trip,
@@ -188,6 +202,8 @@ COUNTERS = (
     # cycle, and the cycles of those beyond each instruction's first (GPGPU-Sim's
     # gpgpu_n_shmem_bank_access and gpgpu_n_shmem_bkconflict).
     "shared_bank_accesses", "shared_bank_conflicts",
+    # dram_model "commands": the channels' activations and precharges (GPGPU-Sim's n_act, n_pre).
+    "dram_activates", "dram_precharges",
     # Each latency's sum and count (LATENCIES), then the histograms, LATENCY_BINS counters each.
     "round_trip_sum", "round_trip_n", "dram_wait_sum", "dram_wait_n",
 ) + tuple(f"{name}_log2_{i}" for name in LATENCIES for i in range(LATENCY_BINS))

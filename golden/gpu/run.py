@@ -86,7 +86,9 @@ def timing_summary(counters: dict, cycles: int, series: np.ndarray) -> dict:
         "dram": {"reads": c["dram_reads"], "writes": c["dram_writes"], "row_hits": c["dram_row_hits"],
                  "row_hit_rate": round(_ratio(c["dram_row_hits"], c["dram_reads"] + c["dram_writes"]), 4),
                  # Requests an FR-FCFS channel served before an older one to the same bank.
-                 "reordered": c["dram_reordered"]},
+                 "reordered": c["dram_reordered"],
+                 # Row commands of dram_model "commands" (0 under "requests").
+                 "activates": c["dram_activates"], "precharges": c["dram_precharges"]},
         # The instruction cache (icache_bytes; zeros without one): warps' lookups of a new line, misses
         # (merges into a pending read included), merges, and its reads at the L2 (not in "l2" above).
         "icache": {"accesses": c["icache_accesses"], "misses": c["icache_misses"],

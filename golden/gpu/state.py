@@ -230,6 +230,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "l2_byte_mask": l2_byte_mask(gpu), "smem_latency": gpu.smem_latency,
         "log_capacity": log_capacity, "log_ldst": int(log_ldst),
         "dram_frfcfs": gpu.dram_scheduler == "frfcfs", "dram_queue": gpu.dram_queue,
+        **_command_timings(gpu),
         "store_acks": gpu.store_acks == "l2", "smem_unit": gpu.smem_unit == "ldst",
     }
     address_map = parse_dram_address_map(gpu.dram_address_map)
@@ -245,13 +246,32 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         per_channel = -(-gpu.l2_partitions // values["n_channels"])
         limit = per_channel * values["l2_mshrs"] + 8 + gpu.dram_queue
         values["dq_reserve"] = 2 * gpu.l2_partitions * values["l2_mshrs"] + 8
-        values["dq_per_channel"] = limit + values["dq_reserve"]
+        # Under dram_model "commands" each bank also holds the request it serves.
+        values["dq_per_channel"] = limit + values["dq_reserve"] + (
+            gpu.dram_banks if gpu.dram_model == "commands" else 0)
     else:
         values["dq_reserve"] = 0
         values["dq_per_channel"] = 1
     for name, v in values.items():
         k[_K[name]] = int(v)
     return k
+
+
+def _command_timings(gpu: GPUConfig) -> dict[str, int]:
+    """The configuration words of ``dram_model = "commands"``: its clock ratio and its timings in DRAM
+    cycles, with GPGPU-Sim's derived ones (``gpu-sim.h``: ``tRCDWR = tRCD - (WL + 1)``, ``tWTP = WL +
+    BL / ratio + tWR``, ``tRTP = BL / ratio``; ``BL / ratio``, the cycles of an atom on the bus)."""
+    clocked = bool(gpu.core_clock_mhz and gpu.dram_clock_mhz)
+    burst = -(-gpu.dram_atom_bytes // gpu.dram_bus_bytes) if gpu.dram_bus_bytes else 0
+    return {"dram_commands": gpu.dram_model == "commands",
+            "dc_num": round(gpu.core_clock_mhz * 1000) if clocked else 1,
+            "dc_den": round(gpu.dram_clock_mhz * 1000) if clocked else 1,
+            "dc_cl": gpu.dram_t_cl, "dc_wl": gpu.dram_t_wl, "dc_rcd": gpu.dram_t_rcd,
+            "dc_rcdwr": max(0, gpu.dram_t_rcd - (gpu.dram_t_wl + 1)), "dc_ras": gpu.dram_t_ras,
+            "dc_rc": gpu.dram_t_rc, "dc_rp": gpu.dram_t_rp, "dc_rrd": gpu.dram_t_rrd,
+            "dc_ccd": gpu.dram_t_ccd,
+            "dc_ccdl": gpu.dram_t_ccdl, "dc_rtw": gpu.dram_t_rtw, "dc_wtr": gpu.dram_t_wtr,
+            "dc_wtp": gpu.dram_t_wl + burst + gpu.dram_t_wr, "dc_rtp": burst, "dc_rtpl": gpu.dram_t_rtpl}
 
 
 def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
@@ -311,6 +331,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.part[row("part", "l2_meta")] = m2
     state.bank[row("bank", "d_open")] = -1
     state.bank[row("bank", "d_pick")] = -1
+    state.bank[row("bank", "dc_mrq")] = -1
     state.bank[row("bank", "dq_bhead")] = -1
     state.bank[row("bank", "dq_btail")] = -1
     n_ch, per_ch = int(k[_K["n_channels"]]), int(k[_K["dq_per_channel"]])
