@@ -94,6 +94,13 @@ hits: Accel-Sim's ``1 - n_act / n_req`` summed over its channels (its
 ``Row_Buffer_Locality``), gpucache's ``timing.dram.row_hit_rate``.
 gpucache's timing loop is compiled (numba) on an untimed warm-up run first.
 
+**Options for experiments.** ``--dram-commands`` runs gpucache's DRAM command
+by command (``dram_model = "commands"``) with the config's GDDR timings
+(:func:`dram_command_settings`). With ``--policy kim20-l1-off`` and
+``gmem_skip_L1D`` 1 on a Fermi or Kepler coalescer, gpucache's requests are
+HEAD's 32-byte segments (:func:`skip_l1_settings`). The run prints every
+setting it changed.
+
 **Latencies.** Below the table, each workload's two latencies on both sides
 (gpucache's ``timing.latency``, Accel-Sim's ``mf_lat_table``/``averagemflatency`` and
 ``mrq_lat_table``/``avg_mrq_latency``): a data request's round trip from the LD/ST unit to
