@@ -277,6 +277,7 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
     widths = [int(w) for w in _option(text, "gpgpu_pipeline_widths").split(",")]
     sched = _option(text, "gpgpu_dram_scheduler")
     queue = _option(text, "gpgpu_frfcfs_dram_sched_queue_size")
+    segments = skip_segments(text)
     theirs = {
         "n_sm": n_sm, "max_threads_per_sm": int(threads),
         "max_ctas_per_sm": int(_option(text, "gpgpu_shader_cta")),
@@ -298,7 +299,7 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         # memory_coalescing_arch: from gpgpu_coalesce_arch 40 on every transaction is a 32-byte sector,
         # and on Fermi and Kepler too with the L1 skipped (skip_segments).
         "coalescing": "sector" if int(_option(text, "gpgpu_coalesce_arch") or 13) >= 40
-        or skip_segments(text) else "line",
+        or segments else "line",
         "shared_mem_bytes": int(_option(text, "gpgpu_shmem_size")),
         # The shared-memory pipeline's stages (HEAD's default 3, 3.2.2's fixed pipeline).
         "smem_latency": int(_option(text, "gpgpu_smem_latency") or 3),
@@ -311,7 +312,7 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "l1.size": l1["size"], "l1.assoc": l1["assoc"], "l1.line_size": l1["line"],
         "l1.mshrs": l1["mshrs"], "l1.mshr_merges": l1["merges"], "l1.miss_queue": l1["mq"],
         "l1.allocate": l1["allocate"], "l1.index": l1["index"],
-        "l1.sector_size": 32 if skip_segments(text) and not l1["sector"] else l1["sector"],
+        "l1.sector_size": 32 if segments and not l1["sector"] else l1["sector"],
         "l1.write": l1["write"], "l2.write": l2["write"], "l2.write_allocate": l2["write_allocate"],
         "l1.hit_latency": int(_option(text, "gpgpu_l1_latency") or 1),
         # GPGPU-Sim 4.0's l1_latency queue is in front of the tag lookup: gpucache's lookup

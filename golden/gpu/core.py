@@ -477,7 +477,7 @@ def _dram_access(K, S, start, ch, bank, row, nbytes, is_write):
         S.bank[B_D_ACT, i] = act
         S.bank[B_D_OPEN, i] = row
         cas = act + K[K_T_RCD]
-    group = (bank >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK]
+    group = _dram_group(K, bank)
     if S.ch[H_D_DIR, ch] >= 0:
         if S.ch[H_D_DIR, ch] != is_write:
             gap = K[K_T_WTR] if S.ch[H_D_DIR, ch] else K[K_T_RTW]
@@ -502,6 +502,11 @@ def _dram_access(K, S, start, ch, bank, row, nbytes, is_write):
     S.bank[B_D_READY, i] = cas + max(burst, DRAM_TICKS)
     S.c[C_DRAM_WRITES if is_write else C_DRAM_READS] += 1
     return (data + burst + DRAM_TICKS - 1) // DRAM_TICKS
+
+
+def _dram_group(K, bank):
+    """The bank group of ``bank`` (a channel's bank number): its high or low bits."""
+    return (bank >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK]
 
 
 def _dram(K, S, t, part, line2, nbytes, is_write, e):
@@ -699,7 +704,7 @@ def _dram_cycle(K, S, t, ch, n):
     """
     nb = K[K_BANKS]
     base = ch * nb
-    if S.ch[H_DQ_N, ch] > 0:
+    if S.ch[H_DQ_N, ch] > 0 and S.ch[H_DC_NMRQ, ch] < nb:  # a request waits and a bank is free
         last = _dram_window_end(S, ch)
         for k in range(nb):
             b = (k + S.ch[H_DC_PRIO, ch]) % nb
@@ -720,6 +725,8 @@ def _dram_cycle(K, S, t, ch, n):
             S.bank[B_DC_TX, i] = 0
             S.ch[H_DC_NMRQ, ch] += 1
             break
+    if S.ch[H_DC_NMRQ, ch] == 0:
+        return  # no bank holds a request: no command can go
     col = False
     row = False
     for k in range(nb):
@@ -744,7 +751,7 @@ def _dram_column(K, S, ch, j, n):
     x = S.bank[B_DC_MRQ, i]
     if x < 0 or not S.bank[B_DC_ACTIVE, i] or S.bank[B_D_OPEN, i] != S.dq[DQ_ROW, x]:
         return False
-    g = ch * nb + ((j >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK])
+    g = ch * nb + _dram_group(K, j)
     if n < S.ch[H_DC_CCD, ch] or n < S.bank[B_DC_CCDL, g]:
         return False
     if S.dq[DQ_WRITE, x]:
@@ -793,7 +800,7 @@ def _dram_row(K, S, ch, j, n):
         S.bank[B_DC_RC, i] = n + K[K_DC_RC]
         S.c[C_DRAM_ACTS] += 1
     elif S.bank[B_D_OPEN, i] != S.dq[DQ_ROW, x]:
-        g = ch * nb + ((j >> K[K_DRAM_GROUP_SHIFT]) & K[K_DRAM_GROUP_MASK])
+        g = ch * nb + _dram_group(K, j)
         if n < S.bank[B_DC_RAS, i] or n < S.bank[B_DC_WTP, i] or n < S.bank[B_DC_RTP, i] \
                 or n < S.bank[B_DC_RTPL, g]:
             return False
@@ -3423,7 +3430,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _set_ready, _sm_cycles, _count_blocked, _idle_cycles, _settle, _retries, _rouse, _settle_all,
               _check_asleep,
               _prompted, _quiet, _partition, _gather_bits, _dram_place, _dram_access, _dram, _list_append,
-              _list_remove, _bank_free, _dram_arrive,
+              _list_remove, _bank_free, _dram_group, _dram_arrive,
               _dram_window_end, _dram_unlink, _dram_dequeue, _dram_free, _dram_pick, _dc_core, _dram_tick,
               _dram_cycle, _dram_column, _dram_row, _dram_walk_pick, _dram_walk_wake, _dram_schedule,
               _part_append,
