@@ -101,11 +101,15 @@ by command (``dram_model = "commands"``) with the config's GDDR timings
 HEAD's 32-byte segments (:func:`skip_l1_settings`). The run prints every
 setting it changed.
 
-**Latencies.** Below the table, each workload's two latencies on both sides
-(gpucache's ``timing.latency``, Accel-Sim's ``mf_lat_table``/``averagemflatency`` and
-``mrq_lat_table``/``avg_mrq_latency``): a data request's round trip from the LD/ST unit to
-its response at the SM, and a DRAM request's wait in the scheduler's window; their means
-and the log2 bins that hold their 50th, 90th and 99th percentiles.
+**Latencies.** Below the table, each workload's four latencies on both sides
+(gpucache's ``timing.latency``, Accel-Sim's tables and averages, :data:`LATENCY_TABLES`): a
+data request's round trip from the LD/ST unit to its response at the SM, a DRAM request's
+wait in the scheduler's window, a request's way to its sub-partition and a response's way
+back; their means and the log2 bins that hold their 50th, 90th and 99th percentiles.
+
+HEAD also takes a packet into a sub-partition only while its icnt-to-L2 queue has room for 4
+sector requests (3.2.2: while it is not full): the gpucache side runs with
+``l2_input_room = 4`` and says so when the preset's differs (ciao18's).
 
 **Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
 and the same ordering of the workloads by IPC; each row and the whole run
@@ -188,16 +192,24 @@ STATS = ("L1D_total_cache_accesses", "L1D_total_cache_misses", "L1D_total_cache_
 LOAD_OUTCOMES = ("HIT", "HIT_RESERVED", "MISS", "SECTOR_MISS", "MSHR_HIT", "RESERVATION_FAIL")
 #: gpucache's latencies (``timing.latency``) -> Accel-Sim's mean and log2 table of the same thing
 #: (``memory_stats_t``: a data request's round trip from its mem_fetch's creation to its response at
-#: the cluster, and a DRAM request's wait in the scheduler until a bank takes it).
+#: the cluster; a DRAM request's wait in the scheduler until a bank takes it; a request's way from
+#: its creation to its sub-partition, ``memlatstat_icnt2mem_pop``; and a response's from leaving its
+#: sub-partition to the cluster, ``memlatstat_read_done``). Accel-Sim's ``avg_icnt2mem_latency``
+#: divides the sum over every request that reaches a sub-partition, instruction fetches included,
+#: by the number of data responses; its table counts them all.
 LATENCY_TABLES = {"round_trip": ("averagemflatency", "mf_lat_table"),
-                  "dram_wait": ("avg_mrq_latency", "mrq_lat_table")}
+                  "dram_wait": ("avg_mrq_latency", "mrq_lat_table"),
+                  "to_memory": ("avg_icnt2mem_latency", "icnt2mem_lat_table"),
+                  "to_sm": ("avg_icnt2sh_latency", "icnt2sh_lat_table")}
 #: Targets of issue 9.
 HIT_POINTS, CYCLE_RATIO = 5.0, 0.25
 #: Fields HEAD GPGPU-Sim sets whatever the config, where 3.2.2 (the ciao18 preset's source) differs:
-#: it rotates the first scheduler every cycle (shader_core_ctx::issue), and starts its turn of the
-#: clusters for CTAs at cluster 0 (m_last_cluster_issue = n_clusters - 1; 3.2.2 began at cluster 1).
+#: it rotates the first scheduler every cycle (shader_core_ctx::issue), starts its turn of the
+#: clusters for CTAs at cluster 0 (m_last_cluster_issue = n_clusters - 1; 3.2.2 began at cluster 1),
+#: and a sub-partition takes a packet from the crossbar only while its icnt-to-L2 queue has room for
+#: a line's 4 sector requests (full(SECTOR_CHUNCK_SIZE); 3.2.2 while it is not full).
 #: The gpucache side of a run takes the peer's values.
-PEER_FIELDS = {"issue_order": "rotating", "cta_first_cluster": 0}
+PEER_FIELDS = {"issue_order": "rotating", "cta_first_cluster": 0, "l2_input_room": 4}
 #: gpucache's policy that sends every global load past the L1 (GPGPU-Sim's ``gpgpu_gmem_skip_L1D 1``).
 L1_OFF = "kim20-l1-off"
 #: Prefix of a ``--workloads`` entry that names an Accel-Sim trace directory.
@@ -339,6 +351,8 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         "dram_scheduler": "frfcfs" if sched in ("0", "1") else sched,
         "dram_queue": 1 if sched == "0" else int(queue) if queue else None,
         "dram_address_map": _option(text, "gpgpu_mem_addr_mapping"),
+        # The icnt-to-L2 queue, the first of -gpgpu_dram_partition_queues (default 8:8:8:8).
+        "l2_input_queue": int((_option(text, "gpgpu_dram_partition_queues") or "8").split(":")[0]),
         # Bytes a channel moves per DRAM cycle: bus width x chips x words per command cycle.
         "dram_bus_bytes": int(_option(text, "gpgpu_dram_buswidth") or 4)
         * int(_option(text, "gpgpu_n_mem_per_ctrlr") or 1)

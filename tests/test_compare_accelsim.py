@@ -29,6 +29,7 @@ KIM20_TEXT = """\
 -gpgpu_shmem_warp_parts 1
 -gpgpu_cache:dl2 S:64:128:16,L:B:m:L:L,A:256:64,16:0,32
 -gpgpu_l2_rop_latency 120
+-gpgpu_dram_partition_queues 32:32:32:32
 -gpgpu_num_sched_per_core 2
 -gpgpu_scheduler gto
 -gpgpu_pipeline_widths 2,1,0,2,1,2,1,0,2,1,5
@@ -78,6 +79,14 @@ def test_kim20_matches_its_source():
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20")) == [LDST_DISPATCH, L1_MSHR_KEY]
     assert cmp.machine_differences(KIM20_TEXT, preset("kim20").replace(ldst_dispatch="round-robin")) == [
         L1_MSHR_KEY]
+
+
+def test_the_l2s_input_queue_is_compared():
+    # The first of -gpgpu_dram_partition_queues; 8 when the config gives none (GPGPU-Sim's default).
+    assert differences(KIM20_TEXT, preset("kim20").replace(l2_input_queue=0)) == [
+        "l2_input_queue: gpucache 0, Accel-Sim 32"]
+    text = KIM20_TEXT.replace("-gpgpu_dram_partition_queues 32:32:32:32\n", "")
+    assert differences(text, preset("kim20")) == ["l2_input_queue: gpucache 32, Accel-Sim 8"]
 
 
 def test_the_l2s_rop_queue_and_sector_mshrs_are_compared():
@@ -224,11 +233,11 @@ def test_the_dram_scheduler_and_decoder_are_compared():
         "dram_scheduler: gpucache 'fcfs', Accel-Sim 'frfcfs'", "dram_queue: gpucache 16, Accel-Sim 64",
         f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}"]
     # A config that names no scheduler or queue size is not compared on them; its bus is GPGPU-Sim's
-    # default, 4 bytes at double data rate.
+    # default, 4 bytes at double data rate, and so are its partition queues, 8 requests.
     bare = "\n".join(line for line in KIM20_TEXT.splitlines() if "dram_" not in line)
     assert differences(bare, fifo) == [
         f"dram_address_map: gpucache {GTX480_MAPPING!r}, Accel-Sim {KIM20_TEXT.split()[-1]!r}",
-        "dram_bus_bytes: gpucache 16, Accel-Sim 8"]
+        "l2_input_queue: gpucache 32, Accel-Sim 8", "dram_bus_bytes: gpucache 16, Accel-Sim 8"]
 
 
 def test_gpgpusims_fifo_dram_is_a_window_of_one():
@@ -255,11 +264,15 @@ def test_accelsim_latencies_read_the_last_tables_as_gpucache_gives_them():
     # Two kernels' reports (each the run so far): the last one counts, its empty tail dropped.
     first = ("averagemflatency = 200 \navg_mrq_latency = 3 \nmrq_lat_table:4 \t0 \t\n"
              "mf_lat_table:0 \t9 \t0 \t\n")
-    last = ("averagemflatency = 281 \navg_mrq_latency = 12 \nmrq_lat_table:5 \t1 \t0 \t2 \t0 \t\n"
-            "dq_lat_table:0 \t\nmf_lat_table:0 \t0 \t7 \t3 \t0 \t0 \t\n")
+    last = ("averagemflatency = 281 \navg_icnt2mem_latency = 115 \navg_mrq_latency = 12 \n"
+            "avg_icnt2sh_latency = 25 \nmrq_lat_table:5 \t1 \t0 \t2 \t0 \t\n"
+            "dq_lat_table:0 \t\nmf_lat_table:0 \t0 \t7 \t3 \t0 \t0 \t\n"
+            "icnt2mem_lat_table:0 \t0 \t0 \t1 \t\nicnt2sh_lat_table:0 \t0 \t2 \t0 \t\n")
     got = cmp.accelsim_latencies(first + last)
     assert got == {"round_trip": {"count": 10, "mean": 281.0, "log2_bins": [0, 0, 7, 3]},
-                   "dram_wait": {"count": 8, "mean": 12.0, "log2_bins": [5, 1, 0, 2]}}
+                   "dram_wait": {"count": 8, "mean": 12.0, "log2_bins": [5, 1, 0, 2]},
+                   "to_memory": {"count": 1, "mean": 115.0, "log2_bins": [0, 0, 0, 1]},
+                   "to_sm": {"count": 2, "mean": 25.0, "log2_bins": [0, 0, 2]}}
     missing = cmp.accelsim_latencies("no tables")["dram_wait"]
     assert missing["count"] == 0 and missing["log2_bins"] == [] and missing["mean"] != missing["mean"]
     # Percentiles as the upper ends of their bins: 7 of 10 trips in bin 2 (4 to 7 cycles).

@@ -90,6 +90,13 @@ def test_a_round_trip_runs_from_the_ld_st_unit_to_the_response(lookup):
     assert (c["round_trip_n"], c["round_trip_sum"]) == (4, 4 * trip)
     assert [c[f"round_trip_log2_{i}"] for i in range(8)] == [0] * 6 + [4, 0]
     assert c["dram_wait_n"] == 0  # the simple DRAM model has no scheduler
+    # Of each trip, the way to the sub-partition: the lookup pipeline, a cycle in the miss queue,
+    # the crossbar and the request's flit (GPGPU-Sim's icnt2mem); the way back: from leaving the
+    # sub-partition, the crossbar and the response's 2 flits (icnt2sh). The rest is the L2's and
+    # DRAM's.
+    assert (c["to_memory_n"], c["to_memory_sum"]) == (4, 4 * (lookup + 1 + ICNT + 1))
+    assert (c["to_sm_n"], c["to_sm_sum"]) == (4, 4 * (ICNT + 2))
+    assert c["to_sm_log2_2"] == 4 and c[f"to_memory_log2_{2 if lookup == 0 else 3}"] == 4
 
 
 @pytest.mark.parametrize("order", ["fifo", "round-robin"])
@@ -109,6 +116,54 @@ def test_the_loop_counts_its_events_by_kind_and_its_stepped_cycles(order):
     cycles = r.end - r.start
     assert 0 < c["loop_gpu_cycles"] < cycles // 4
     assert 0 < c["loop_sm_cycles_idle"] < c["loop_sm_cycles"] <= c["loop_gpu_cycles"]
+
+
+def test_a_response_s_way_back_starts_when_it_leaves_the_sub_partition():
+    # One load of 4 lines whose fills come close together: the sub-partition's port sends one
+    # 2-flit response at a time, so all but the first wait there (time of the L2's, GPGPU-Sim's
+    # L2-to-crossbar queue); each then reaches the SM ICNT + 2 cycles after leaving.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 8) * LINE * 7)
+    kb.compute(1)
+    _, (r,) = run([kb], gpu(icnt_packet_gap=3))
+    c = r.counters
+    assert (c["to_sm_n"], c["to_sm_sum"]) == (4, 4 * (ICNT + 2))
+    assert c["round_trip_sum"] > 4 * (DRAM_LATENCY - 1)
+
+
+@pytest.mark.parametrize("queue", [0, 1, 2, 3])
+def test_a_full_l2_input_queue_holds_requests_at_their_sm(queue):
+    # One load of 8 lines, sent one a cycle, each ICNT + 2 cycles from its start to the
+    # sub-partition (to_memory, log2 bin 2). The L2 has one MSHR, so it serves each miss when the
+    # one before it is filled and the others wait in its input queue. With the queue bounded
+    # (l2_input_queue = N, room 1) an SM sends no request while N wait there: the first arrives
+    # when ICNT + 2 are on their way, and is served at once; N more can be sent before the queue
+    # is full, and the rest wait at the SM until the L2 serves. Since a request always waits at
+    # the L2 when its MSHR frees, the responses come as without the bound: the same cycles and
+    # round trips, the waits moved from the L2's queue to the way there.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 4) * LINE * 7)
+    kb.compute(1)
+    _, (free,) = run([kb], gpu(l2={"mshrs": 1}))
+    _, (r,) = run([kb], gpu(l2={"mshrs": 1}, l2_input_queue=queue))
+    c = r.counters
+    assert (r.cycles, c["round_trip_sum"]) == (free.cycles, free.counters["round_trip_sum"])
+    passed = 8 if queue == 0 else min(8, ICNT + 2 + queue - 1)
+    assert c["to_memory_n"] == 8 and c["to_memory_log2_2"] == passed
+    held = [c[f"to_memory_log2_{i}"] for i in range(3, 32)]
+    assert sum(held) == 8 - passed and sum(held[:3]) == 0  # each waited out at least one miss
+
+
+def test_a_sub_partitions_room_rule():
+    # GPGPU-Sim 4.x takes a packet while the queue has room for 4 sector requests: a queue of 5
+    # with room 4 holds 2 before it refuses, as a queue of 2 with room 1 does.
+    kb = KernelBuilder("spread", (1,), (32,))
+    kb.load(0x10, (np.arange(32) // 4) * LINE * 7)
+    runs = [run([kb], gpu(l2={"mshrs": 1}, **q))[1][0].counters["to_memory_sum"]
+            for q in ({"l2_input_queue": 5, "l2_input_room": 4}, {"l2_input_queue": 2})]
+    assert runs[0] == runs[1]
+    with pytest.raises(ValueError, match="l2_input_room"):
+        gpu(l2_input_queue=2, l2_input_room=3)
 
 
 def test_pointer_chase_l2_hits():

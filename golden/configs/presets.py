@@ -177,6 +177,10 @@ _KIM20 = GPUConfig(
     # take requests off the L1's miss queue: 320 of this preset's one-flit requests. Accel-Sim's
     # miss queue never waited on hotspot (82 or 83 cycles from creation to injection, every packet).
     icnt_input_buffer=320,
+    # "-gpgpu_dram_partition_queues 32:32:32:32": a sub-partition takes a request from the crossbar
+    # while its icnt-to-L2 queue has room for a line's 4 sector requests (gpu-sim.cc,
+    # full(SECTOR_CHUNCK_SIZE); docs/validation.md, "The L2's input queue").
+    l2_input_queue=32, l2_input_room=4,
     # GPGPU-Sim dispatches the 8 collector units round robin (dispatch_unit_t::find_ready,
     # ldst_dispatch "round-robin"); the preset keeps issue order: beside Accel-Sim on bicg, atax and
     # mvt at 0.25, over four settings a cycle apart on both sides, round robin left atax's and
@@ -306,6 +310,10 @@ _CIAO18 = GPUConfig(
     # double data rate (docs/validation.md, "The DRAM's clock and the GTX 480's bus").
     dram_bus_bytes=32,
     dram_latency=100,
+    # 3.2.2's default "-gpgpu_dram_partition_queues 8:8:8:8" (the GTX480 config sets none): a
+    # sub-partition takes a request from the crossbar while its icnt-to-L2 queue is not full
+    # (gpu-sim.cc, m_memory_sub_partition[i]->full(); docs/validation.md, "The L2's input queue").
+    l2_input_queue=8,
     # GTX480 "-gpgpu_dram_scheduler 1 -gpgpu_frfcfs_dram_sched_queue_size 16" and its decoder.
     dram_scheduler="frfcfs", dram_queue=16,
     dram_address_map="dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS",

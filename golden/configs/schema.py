@@ -146,6 +146,7 @@ GPU_LIMITS = {
     "dram_t_rrd": (0, 1 << 12), "dram_t_rc": (0, 1 << 12), "dram_t_wl": (0, 1 << 12),
     "dram_t_wr": (0, 1 << 12), "dram_t_rtpl": (0, 1 << 12),
     "ldst_queue": (0, 1024), "icnt_input_buffer": (0, 4096), "dram_queue": (0, 1 << 16),
+    "l2_input_queue": (0, 4096), "l2_input_room": (1, 64),
     "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
     "smem_latency": (0, 1 << 12), "smem_warp_parts": (1, 64),
@@ -556,6 +557,15 @@ class GPUConfig:
         cluster's SMs, while it has room (GPGPU-Sim's crossbar interface's input queue and its
         router's input buffer: ``input_buffer_size`` + ``vc_buf_size`` flits of its icnt file).
         0: the waiting requests hold their miss-queue slots.
+    l2_input_queue, l2_input_room : int
+        Timing model: a sub-partition takes a request from the crossbar only while its L2 input
+        queue (the requests past ``l2.lookup_latency``'s pipeline that the L2 has not served) has
+        room for ``l2_input_room`` more of ``l2_input_queue``; meanwhile an SM whose miss queue's
+        head goes to it does not send (the head holds the requests behind it). GPGPU-Sim's
+        icnt-to-L2 queue (the first of ``-gpgpu_dram_partition_queues``, 8 by default), which
+        GPGPU-Sim 3.x fills while it is not full (room 1) and 4.x while it has room for a line's 4
+        sector requests (``SECTOR_CHUNCK_SIZE``); ``docs/timing.md``, "Below the L1". 0 (the
+        default): no limit.
     coalescing : str
         What a warp's global access is cut into (timing model): ``"line"`` (default), one request
         per L1 line it touches, carrying the mask of the sectors it needs; or ``"sector"``, one
@@ -690,6 +700,8 @@ class GPUConfig:
     icnt_input_queues: str = "per-output"
     icnt_request_queues: str = "per-output"
     icnt_input_buffer: int = 0
+    l2_input_queue: int = 0
+    l2_input_room: int = 1
     coalescing: str = "line"
     store_acks: str = "none"
     l1_response_rate: int = 0
@@ -761,6 +773,9 @@ class GPUConfig:
             # ID_OC_MEM, at least one collector unit and OC_EX_MEM.
             raise ValueError(f"ldst_dispatch: 'round-robin' needs ldst_queue of at least 3 (ID_OC_MEM, a "
                              f"collector unit and OC_EX_MEM), not {self.ldst_queue}")
+        if self.l2_input_queue and self.l2_input_room > self.l2_input_queue:
+            raise ValueError(f"l2_input_room: must be at most l2_input_queue ({self.l2_input_queue}), "
+                             f"not {self.l2_input_room}")
         if self.coalescing == "sector" and (self.l1.sector_size != 32 or self.warp_size != 32):
             # A 64-wide wavefront's halves are joined line by line (golden.gpu.program).
             raise ValueError(f"coalescing: 'sector' needs 32-thread warps and an L1 with 32-byte sectors, "

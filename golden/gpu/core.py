@@ -117,7 +117,7 @@ __all__ = ["step_function", "shared_functions"]
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
  K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
- K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR,
+ K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR, K_L2_IN_CAP,
  K_DRAM_COMMANDS, K_DC_NUM, K_DC_DEN, K_DC_CL, K_DC_WL, K_DC_RCD, K_DC_RCDWR, K_DC_RAS, K_DC_RC, K_DC_RP,
  K_DC_RRD, K_DC_CCD, K_DC_CCDL, K_DC_RTW, K_DC_WTR, K_DC_WTP, K_DC_RTP, K_DC_RTPL) = range(len(layout.CONFIG))
 
@@ -138,11 +138,13 @@ assert sorted(_CONFIG_NAMES.values()) == list(range(len(layout.CONFIG)))
  C_EV_PORT_ARRIVE, C_EV_PORT_FREE, C_EV_SMEM, C_IDLE_SM_CYCLES, C_IC_ACC, C_IC_MISSES, C_IC_MERGES,
  C_L2_INST_ACC,
  C_L2_INST_HITS, C_SMEM_BANK_ACC, C_SMEM_BANK_CONFLICTS, C_DRAM_ACTS, C_DRAM_PRES,
- C_ROUND_TRIP, C_ROUND_TRIP_N, C_DRAM_WAIT, C_DRAM_WAIT_N,
+ C_ROUND_TRIP, C_ROUND_TRIP_N, C_DRAM_WAIT, C_DRAM_WAIT_N, C_TO_MEM, C_TO_MEM_N, C_TO_SM, C_TO_SM_N,
  ) = range(len(layout.COUNTERS) - len(layout.LATENCIES) * layout.LATENCY_BINS)
 # The first bin of each latency's histogram (layout.LATENCIES).
 C_ROUND_TRIP_BINS = layout.COUNTERS.index("round_trip_log2_0")
 C_DRAM_WAIT_BINS = layout.COUNTERS.index("dram_wait_log2_0")
+C_TO_MEM_BINS = layout.COUNTERS.index("to_memory_log2_0")
+C_TO_SM_BINS = layout.COUNTERS.index("to_sm_log2_0")
 
 (S_CYCLE, S_NEXT_CTA, S_DISPATCH, S_RETIRED, S_INFLIGHT, S_ACCESSES, S_AGE, S_STATUS, S_SERIES_N,
  S_LOG_N, S_SERIES_NEXT, S_BLOCKED_KIND, S_BLOCKED_WHERE, S_PEAK_SM_WARPS,
@@ -924,7 +926,8 @@ def _respond_to_sm(K, S, r, part, ready):
     With ``icnt_input_queues = "single"`` a sub-partition offers one response at a time to the
     SM outputs: while one is on its way or waits for its output, the next ones wait behind it
     (the ``h_`` queue, linked through ``r_next``, their ready cycles in ``r_ready``, which
-    nothing else uses while a response travels) until :func:`_port_serve` takes it.
+    nothing else uses while a response travels) until :func:`_port_serve` takes it. Once the
+    response leaves, ``r_ready`` holds its departure (the start of its ``to_sm`` latency).
     """
     flits = _response_flits(K, S, r)
     if K[K_IN_FIFO]:
@@ -934,6 +937,7 @@ def _respond_to_sm(K, S, r, part, ready):
             return
         S.part[P_H_BUSY, part] = 1
     depart = _depart(K, S, part, ready, flits)
+    S.r[R_R_READY, r] = depart  # the response's way back to the SM starts (latency to_sm)
     if K[K_RSP_RR]:
         # The SM's output chooses among the sub-partitions itself (_port_serve).
         _event(S, depart + K[K_ICNT_LAT], EV_PORT_ARRIVE, r)
@@ -1007,6 +1011,7 @@ def _next_from_input(K, S, t, part):
     S.part[P_H_N, part] -= 1
     S.part[P_H_BUSY, part] = 1
     depart = _depart(K, S, part, S.r[R_R_READY, r], _response_flits(K, S, r))
+    S.r[R_R_READY, r] = depart
     _event(S, max(depart + K[K_ICNT_LAT], t), EV_PORT_ARRIVE, r)
 
 
@@ -1737,6 +1742,7 @@ def _l1_fill(buf, K, S, h1, h2, h3, t, r):
         return
     # Every data request's response counts (GPGPU-Sim's memlatstat_read_done: acknowledgements too).
     _latency(S, C_ROUND_TRIP, C_ROUND_TRIP_BINS, t - S.r[R_R_ISSUE, r])
+    _latency(S, C_TO_SM, C_TO_SM_BINS, t - S.r[R_R_READY, r])
     if S.r[R_R_KIND, r] == RQ_WRITE:
         # A store's acknowledgement (store_acks): its warp may exit when it has them all.
         g = sm * K[K_SLOTS] + S.r[R_R_SLOT, r]
@@ -2373,6 +2379,14 @@ def _inject_time(K, S, sm):
     return max(S.sm[M_INJ_FREE, _input_of(K, sm)], _head_ready(K, S, sm))
 
 
+def _l2_refuses(K, S, sm):
+    """Whether the sub-partition that ``sm``'s miss-queue head goes to takes no request from the
+    crossbar now: its L2 input queue holds ``l2_input_cap`` requests (``l2_input_queue``; GPGPU-Sim's
+    full icnt-to-L2 queue, whose packets wait in the crossbar, here at their SMs)."""
+    r = S.mq[sm * K[K_L1_MQ_RING] + S.sm[M_MQ_HEAD, sm]]
+    return S.part[P_Q_N, S.r[R_R_PART, r]] >= K[K_L2_IN_CAP]
+
+
 def _inject(K, S, t, sm):
     """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free.
 
@@ -2385,15 +2399,23 @@ def _inject(K, S, t, sm):
     """
     if S.sm[M_MQ_N, sm] == 0 or _inject_time(K, S, sm) > t:
         return False
+    if K[K_L2_IN_CAP] and _l2_refuses(K, S, sm):
+        return False
     spc = K[K_SMS_PER_CLUSTER]
     if K[K_REQ_FIFO] and spc > 1:
         # The cluster's queue keeps the order its SMs' requests came to it: another SM of the
         # cluster whose head has waited longer goes first (the loop visits it later this cycle; one
-        # visited earlier that could go has gone and taken the input).
+        # visited earlier that could go has gone and taken the input, one whose sub-partition
+        # refused it holds the input).
         base = _input_of(K, sm)
         mine = _head_ready(K, S, sm)
         for k in range(base, base + spc):
-            if k > sm and S.sm[M_MQ_N, k] > 0 and _head_ready(K, S, k) < mine:
+            if k == sm or S.sm[M_MQ_N, k] == 0:
+                continue
+            theirs = _head_ready(K, S, k)
+            if k > sm and theirs < mine:
+                return False
+            if k < sm and theirs <= mine and K[K_L2_IN_CAP] and _l2_refuses(K, S, k):
                 return False
     q = K[K_L1_MQ_RING]
     r = S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]
@@ -2406,6 +2428,8 @@ def _inject(K, S, t, sm):
     # The input, as _depart's: free after the packet, or only after its output took it.
     sent = arrive - K[K_ICNT_LAT] if K[K_REQ_FIFO] else t
     S.sm[M_INJ_FREE, _input_of(K, sm)] = sent + flits + K[K_ICNT_GAP]
+    if S.r[R_R_ENTRY, r] != INST_FETCH:  # GPGPU-Sim's icnt2mem: to the last flit's arrival
+        _latency(S, C_TO_MEM, C_TO_MEM_BINS, arrive + flits - S.r[R_R_ISSUE, r])
     # The L2's lookup pipeline (GPGPU-Sim's ROP delay queue) lies between arrival and the queue.
     _event(S, arrive + flits + K[K_L2_LOOKUP], EV_L2_ARRIVE, r)
     return True
@@ -3450,7 +3474,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
               _smem_install,
               _smem_lookup, _queue_held, _input_of, _buffer_full, _queue_full, _enqueue, _head_ready,
-              _inject_time, _inject,
+              _inject_time, _l2_refuses, _inject,
               _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,
               _limit, _eligible,

@@ -150,6 +150,8 @@ CONFIG = (
     "store_acks", "smem_unit", "t_ccd", "t_ccdl", "t_wtr", "t_rtw", "dram_atom_bytes", "dram_group_shift",
     "dram_group_mask", "icnt_request_fifo", "icnt_input_buffer", "l2_mshr_sector", "l1_mshr_sector",
     "ldst_rr",
+    # A sub-partition takes requests while fewer than l2_input_cap wait in its L2 queue (0: always).
+    "l2_input_cap",
     # dram_model "commands": DRAM cycle n is in core cycle n * dc_num // dc_den; the timings in
     # DRAM cycles (dc_rcdwr, dc_wtp, dc_rtp derived as GPGPU-Sim derives them).
     "dram_commands", "dc_num", "dc_den", "dc_cl", "dc_wl", "dc_rcd", "dc_rcdwr", "dc_ras", "dc_rc", "dc_rp",
@@ -157,11 +159,14 @@ CONFIG = (
 )
 
 #: Latencies the model keeps as histograms (``docs/timing.md``, "Outputs"): a request's round trip,
-#: from leaving the LD/ST unit to its response's arrival at the SM (GPGPU-Sim's ``mf_lat_table``),
-#: and a DRAM request's wait in the FR-FCFS scheduler's window (its ``mrq_lat_table``). Each has
-#: ``LATENCY_BINS`` counters on GPGPU-Sim's bins: bin ``i`` counts latencies ``l`` with
-#: ``floor(log2(l)) == i`` (``l`` 0 in bin 0), the last bin also every longer one.
-LATENCIES = ("round_trip", "dram_wait")
+#: from leaving the LD/ST unit to its response's arrival at the SM (GPGPU-Sim's ``mf_lat_table``);
+#: a DRAM request's wait in the FR-FCFS scheduler's window (its ``mrq_lat_table``); a data request's
+#: way to its sub-partition, from the same start to its last flit's arrival there
+#: (``icnt2mem_lat_table``); and a data response's way back, from leaving its sub-partition to its
+#: arrival at the SM (``icnt2sh_lat_table``). Each has ``LATENCY_BINS`` counters on GPGPU-Sim's
+#: bins: bin ``i`` counts latencies ``l`` with ``floor(log2(l)) == i`` (``l`` 0 in bin 0), the last
+#: bin also every longer one.
+LATENCIES = ("round_trip", "dram_wait", "to_memory", "to_sm")
 LATENCY_BINS = 32
 
 #: Counters the model accumulates over a run (``int64``), in order.
@@ -205,7 +210,8 @@ COUNTERS = (
     # dram_model "commands": the channels' activations and precharges (GPGPU-Sim's n_act, n_pre).
     "dram_activates", "dram_precharges",
     # Each latency's sum and count (LATENCIES), then the histograms, LATENCY_BINS counters each.
-    "round_trip_sum", "round_trip_n", "dram_wait_sum", "dram_wait_n",
+    "round_trip_sum", "round_trip_n", "dram_wait_sum", "dram_wait_n", "to_memory_sum", "to_memory_n",
+    "to_sm_sum", "to_sm_n",
 ) + tuple(f"{name}_log2_{i}" for name in LATENCIES for i in range(LATENCY_BINS))
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.

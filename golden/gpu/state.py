@@ -201,6 +201,9 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         "icnt_response_rr": gpu.icnt_response_order == "round-robin",
         "icnt_input_fifo": gpu.icnt_input_queues == "single",
         "icnt_request_fifo": gpu.icnt_request_queues == "single", "icnt_input_buffer": buffer,
+        # A queue of N with room R takes a request while it holds at most N - R (GPGPU-Sim's
+        # is_avilable_size): fewer than N - R + 1.
+        "l2_input_cap": gpu.l2_input_queue - gpu.l2_input_room + 1 if gpu.l2_input_queue else 0,
         "smem_xor": gpu.smem_cache_index == "xor",
         "cta_rotating": gpu.cta_issue == "rotating", "sms_per_cluster": gpu.sms_per_cluster,
         "cta_first_cluster": gpu.cta_first_cluster,
