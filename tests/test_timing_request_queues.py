@@ -160,3 +160,26 @@ def test_each_sector_takes_a_cycle_of_the_ldst_unit():
 def test_bad_choices_name_the_field(changes, field):
     with pytest.raises(ValueError, match=f"^{field}: "):
         gpu(**changes)
+
+
+def test_a_head_its_sub_partition_refuses_holds_its_clusters_input():
+    # SM 0 loads 8 lines of sub-partition 0, whose L2 has one MSHR and an input queue of one
+    # (l2_input_queue): its later requests wait at the SM, the oldest heading its miss queue. SM 1,
+    # of the same cluster, loads a line of sub-partition 1 after 30 instructions, when SM 0's head
+    # is refused. In one queue per cluster SM 1's request waits behind that older head (GPGPU-Sim's
+    # packet waits behind it in the crossbar); per output, or with the queue unbounded, it leaves
+    # at once and takes DRAM's latency (with 5-flit responses) from its issue at cycle 30.
+    kb = KernelBuilder("held", (2,), (32,))
+    sm0 = kb.bx == 0
+    kb.load(0x10, ((kb.tx // 4) * 7) * LINE, active=sm0)
+    kb.compute(30, active=~sm0)
+    kb.load(0x20, (PART1 + 3) * LINE + 0 * kb.tx, active=~sm0)
+    kb.compute(1)
+    done = {(q, cap): _load_done(two_sms(sms_per_cluster=2, icnt_request_queues=q, l2={"mshrs": 1},
+                                         l2_input_queue=cap), kb)
+            for q in ("per-output", "single") for cap in (0, 1)}
+    free = done["per-output", 0]
+    assert free[1] == 30 + DRAM_LATENCY + STORE_FLITS - 2
+    assert done["per-output", 1] == done["single", 0] == free
+    held = done["single", 1]
+    assert held[0] == free[0] and held[1] > free[1] + DRAM_LATENCY
