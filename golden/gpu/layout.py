@@ -210,9 +210,8 @@ COUNTERS = (
     # dram_model "commands": the channels' activations and precharges (GPGPU-Sim's n_act, n_pre).
     "dram_activates", "dram_precharges",
     # Each latency's sum and count (LATENCIES), then the histograms, LATENCY_BINS counters each.
-    "round_trip_sum", "round_trip_n", "dram_wait_sum", "dram_wait_n", "to_memory_sum", "to_memory_n",
-    "to_sm_sum", "to_sm_n",
-) + tuple(f"{name}_log2_{i}" for name in LATENCIES for i in range(LATENCY_BINS))
+) + tuple(f"{name}_{part}" for name in LATENCIES for part in ("sum", "n")) \
+  + tuple(f"{name}_log2_{i}" for name in LATENCIES for i in range(LATENCY_BINS))
 
 #: The issue-stall reasons of a scheduler cycle, in the order of the ``stall_*`` counters.
 STALLS = ("none", "memory", "barrier", "structural", "throttled", "fetch")
