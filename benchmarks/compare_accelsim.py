@@ -110,6 +110,9 @@ back; their means and the log2 bins that hold their 50th, 90th and 99th percenti
 HEAD also takes a packet into a sub-partition only while its icnt-to-L2 queue has room for 4
 sector requests (3.2.2: while it is not full): the gpucache side runs with
 ``l2_input_room = 4`` and says so when the preset's differs (ciao18's).
+Where gpucache keeps one queue at each sub-partition's crossbar input (``icnt_input_queues =
+"single"``), the responses a sub-partition holds before its L2 stalls are compared too
+(``l2_response_queue``, :func:`response_queue_of`).
 
 **Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
 and the same ordering of the workloads by IPC; each row and the whole run
@@ -360,6 +363,9 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
     }
     if icnt is not None:
         theirs.update(icnt_fields(icnt))
+        if gpu.icnt_input_queues == "single":
+            # gpucache bounds a sub-partition's responses only in its one queue at the input.
+            theirs["l2_response_queue"] = response_queue_of(text, icnt, l1["sector"] or l1["line"])
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
             for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
@@ -445,13 +451,31 @@ def icnt_fields(icnt: str) -> dict[str, int | str]:
     TITAN X Pascal's router, whose Accel-Sim runs the round robin moved away from; why was not
     measured), ``docs/validation.md``, "The crossbar's round robin".
     """
-    def value(name: str, default: float) -> float:
-        found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)\s*;", icnt, re.M)
-        return float(found[-1]) if found else default
-
-    fast = value("internal_speedup", 1.0) >= 2
-    return {"icnt_flit_bytes": int(value("flit_size", 32)), "icnt_packet_gap": 0 if fast else 1,
+    fast = _icnt_value(icnt, "internal_speedup", 1.0) >= 2
+    return {"icnt_flit_bytes": int(_icnt_value(icnt, "flit_size", 32)), "icnt_packet_gap": 0 if fast else 1,
             "icnt_response_order": "fifo" if fast else "round-robin"}
+
+
+def _icnt_value(icnt: str, name: str, default: float) -> float:
+    found = re.findall(rf"^\s*{name}\s*=\s*([0-9.]+)\s*;", icnt, re.M)
+    return float(found[-1]) if found else default
+
+
+def response_queue_of(text: str, icnt: str, data_bytes: int) -> int:
+    """``l2_response_queue`` of a config: the responses a sub-partition holds before its L2 stalls.
+
+    Its L2-to-icnt queue (the last of ``-gpgpu_dram_partition_queues``, default 8), which the L2
+    fills only while it is not full (``l2cache.cc``, ``output_full``), and the responses of
+    ``data_bytes`` (an 8-byte header more) that its crossbar input takes: the interface's input
+    queue (``input_buffer_size``; intersim2 takes 9 flits when it is 0 or unset, and pushes a
+    packet only while it fits, ``HasBuffer``) and its router's input buffer (``vc_buf_size``,
+    booksim's default 8), in flits of the file's ``flit_size``.
+    """
+    queues = (_option(text, "gpgpu_dram_partition_queues") or "8:8:8:8").split(":")
+    flit = int(_icnt_value(icnt, "flit_size", 32))
+    buffered = int(_icnt_value(icnt, "input_buffer_size", 0)) or 9
+    buffered += int(_icnt_value(icnt, "vc_buf_size", 8))
+    return int(queues[-1]) + buffered // -(-(data_bytes + 8) // flit)
 
 
 def icache_fields(text: str, line_size: int) -> dict[str, int]:

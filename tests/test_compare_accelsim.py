@@ -297,6 +297,27 @@ def test_interconnect_file_is_compared():
         "icnt_response_order: gpucache 'fifo', Accel-Sim 'round-robin'"]
 
 
+def test_the_l2s_response_queue_is_compared():
+    # The last of -gpgpu_dram_partition_queues, and the responses the crossbar's input holds: the
+    # Fermi file sets no input_buffer_size (intersim2's 9 flits) nor vc_buf_size (booksim's 8), so
+    # 17 flits hold 3 responses of 136 bytes in 32-byte flits (5 flits): 32 + 3 on KIM20_TEXT, 8 + 3
+    # with GPGPU-Sim's default queues. The Pascal file's 9 + 64 flits of 40 bytes hold 73 sector
+    # responses (40 bytes, 1 flit), or 18 line responses (136 bytes, 4 flits).
+    assert cmp.response_queue_of(KIM20_TEXT, FERMI_ICNT, 128) == 32 + 3
+    bare = KIM20_TEXT.replace("-gpgpu_dram_partition_queues 32:32:32:32\n", "")
+    assert cmp.response_queue_of(bare, FERMI_ICNT, 128) == 8 + 3
+    assert cmp.response_queue_of(KIM20_TEXT, PASCAL_ICNT, 32) == 32 + 73
+    assert cmp.response_queue_of(KIM20_TEXT, PASCAL_ICNT, 128) == 32 + 18
+    assert cmp.response_queue_of(KIM20_TEXT, PASCAL_ICNT + "input_buffer_size = 256;\n", 32) == 32 + 320
+    # Compared only where gpucache has the bound: one queue at each sub-partition's input.
+    single = preset("kim20").replace(icnt_response_order="round-robin", icnt_input_queues="single")
+    assert differences(KIM20_TEXT, single, icnt=PASCAL_ICNT) == [
+        "icnt_response_order: gpucache 'round-robin', Accel-Sim 'fifo'",
+        "l2_response_queue: gpucache 0, Accel-Sim 105"]
+    assert differences(KIM20_TEXT, single.replace(l2_response_queue=105), icnt=PASCAL_ICNT) == [
+        "icnt_response_order: gpucache 'round-robin', Accel-Sim 'fifo'"]
+
+
 @pytest.mark.parametrize(("il1", "fields"), [
     ("N:8:128:4,L:R:f:N:L,S:2:48,4", {"icache_bytes": 4096, "icache_assoc": 4, "icache_mshrs": 2}),
     ("N:4:128:4,L:R:f:N:L,A:2:32,4", {"icache_bytes": 2048, "icache_assoc": 4, "icache_mshrs": 2}),

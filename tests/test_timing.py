@@ -771,6 +771,44 @@ def test_a_single_input_queue_needs_the_round_robin_outputs():
         gpu(icnt_input_queues="shared", icnt_response_order="round-robin")
 
 
+@pytest.mark.parametrize("queue", [0, 1, 2, 3])
+def test_a_full_response_queue_holds_the_l2s_lookups(queue):
+    # Kernel 0 brings 8 lines into the L2 (then another into the L1); kernel 1's 8 warps load one
+    # each, past a one-line L1, and hit the L2: each request is looked up when it arrives (a
+    # cycle apart) and its 2-flit response is ready L2_LAT later. With no bound the SM's output
+    # takes them back to back, one every 2 cycles. With l2_response_queue = Q the L2 looks up
+    # request i only once response i - Q has left its queue (the SM's output took it), and the
+    # response reaches the output L2_LAT + ICNT after that: the responses come in groups of Q,
+    # 2 cycles apart within a group, L2_LAT + ICNT - 2 (Q - 1) apart between groups (while that
+    # is more than 2).
+    first = KernelBuilder("prime", (1,), (32,))
+    first.load(0x10, (np.arange(32) % 8) * LINE)
+    first.compute(1)
+    first.load(0x20, np.full(32, 100 * LINE))  # the L1's one line, after the 8
+    second = KernelBuilder("hits", (1,), (256,))
+    second.load(0x10, (np.arange(256) // 32) * LINE)
+    second.compute(1)
+    g = gpu(l1={"size": LINE, "assoc": 1}, icnt_response_order="round-robin", icnt_input_queues="single",
+            l2_response_queue=queue)
+    tm, (_, r) = run([first, second], g, log_ldst=True)
+    done = sorted(int(c) for c, _, _, row, what in tm.ldst_log() if what == LOG_LOAD_DONE and c > 0)
+    done = done[-8:]  # kernel 1's loads
+    assert r.counters["l2_hits"] == 8
+    gaps = np.diff(done).tolist()
+    if queue == 0:
+        assert gaps == [2] * 7
+    else:
+        between = L2_LAT + ICNT - 2 * (queue - 1)
+        assert gaps == [2 if (i + 1) % queue else between for i in range(7)]
+
+
+def test_a_response_queue_needs_the_single_input_queue():
+    with pytest.raises(ValueError, match="^l2_response_queue: needs icnt_input_queues 'single'"):
+        gpu(l2_response_queue=4)
+    with pytest.raises(ValueError, match="^l2_response_queue: must be"):
+        gpu(icnt_response_order="round-robin", icnt_input_queues="single", l2_response_queue=-1)
+
+
 def test_one_sub_partition_responds_alike_in_either_order():
     # With a single sub-partition there is nothing to take turns between: the same run, cycle for cycle.
     from tests.test_timing_self_check import mixed_kernel

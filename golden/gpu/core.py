@@ -117,7 +117,7 @@ __all__ = ["step_function", "shared_functions"]
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
  K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
- K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR, K_L2_IN_CAP,
+ K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR, K_L2_IN_CAP, K_L2_OUT_CAP,
  K_DRAM_COMMANDS, K_DC_NUM, K_DC_DEN, K_DC_CL, K_DC_WL, K_DC_RCD, K_DC_RCDWR, K_DC_RAS, K_DC_RC, K_DC_RP,
  K_DC_RRD, K_DC_CCD, K_DC_CCDL, K_DC_RTW, K_DC_WTR, K_DC_WTP, K_DC_RTP, K_DC_RTPL) = range(len(layout.CONFIG))
 
@@ -1246,6 +1246,11 @@ def _mshr_line_entry(per_sector, keys, vals, off, size, line, sectors):
         if e >= 0:
             return e
     return np.int64(-1)
+
+
+def _l2_output_full(K, S, part):
+    """``part``'s responses waiting to leave it (``l2_response_queue``) hold the L2's lookups."""
+    return K[K_L2_OUT_CAP] > 0 and S.part[P_H_N, part] + S.part[P_H_BUSY, part] >= K[K_L2_OUT_CAP]
 
 
 def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
@@ -3116,7 +3121,7 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
             _handle(buf, K, S, h1, h2, h3, t, event_pop(S.ev_node, S.ev_bucket, S.ev_meta))
             busy = True
         for part in range(K[K_N_PART]):
-            if S.part[P_Q_N, part] > 0:
+            if S.part[P_Q_N, part] > 0 and not _l2_output_full(K, S, part):
                 r = S.part[P_Q_HEAD, part]
                 nxt = S.r[R_R_NEXT, r]
                 if _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
@@ -3465,7 +3470,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,
               _stamp_found, _found, _sector_pending, _ldq_move, _ldq_free_entry, _ldq_dispatch,
-              _l2_serve, _l2_fill, _waiter,
+              _l2_output_full, _l2_serve, _l2_fill, _waiter,
               _load_done, _result_back, _pending, _restop, _log, _release, _fetch_next, _icache_set,
               _icache_mshr,
               _icache_requests,

@@ -152,6 +152,8 @@ CONFIG = (
     "ldst_rr",
     # A sub-partition takes requests while fewer than l2_input_cap wait in its L2 queue (0: always).
     "l2_input_cap",
+    # A sub-partition looks up requests while fewer than l2_output_cap responses wait to leave it (0: always).
+    "l2_output_cap",
     # dram_model "commands": DRAM cycle n is in core cycle n * dc_num // dc_den; the timings in
     # DRAM cycles (dc_rcdwr, dc_wtp, dc_rtp derived as GPGPU-Sim derives them).
     "dram_commands", "dc_num", "dc_den", "dc_cl", "dc_wl", "dc_rcd", "dc_rcdwr", "dc_ras", "dc_rc", "dc_rp",

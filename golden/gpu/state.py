@@ -204,6 +204,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         # A queue of N with room R takes a request while it holds at most N - R (GPGPU-Sim's
         # is_avilable_size): fewer than N - R + 1.
         "l2_input_cap": gpu.l2_input_queue - gpu.l2_input_room + 1 if gpu.l2_input_queue else 0,
+        "l2_output_cap": gpu.l2_response_queue,
         "smem_xor": gpu.smem_cache_index == "xor",
         "cta_rotating": gpu.cta_issue == "rotating", "sms_per_cluster": gpu.sms_per_cluster,
         "cta_first_cluster": gpu.cta_first_cluster,
