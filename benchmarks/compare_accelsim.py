@@ -112,7 +112,7 @@ sector requests (3.2.2: while it is not full): the gpucache side runs with
 ``l2_input_room = 4`` and says so when the preset's differs (ciao18's).
 Where gpucache keeps one queue at each sub-partition's crossbar input (``icnt_input_queues =
 "single"``), the responses a sub-partition holds before its L2 stalls are compared too
-(``l2_response_queue``, :func:`response_queue_of`).
+(``l2_response_queue``, ``icnt_response_buffer``: :func:`response_fields`).
 
 **Targets** (issue 9): L1 and L2 hit rates within 5 points, cycles within 25%,
 and the same ordering of the workloads by IPC; each row and the whole run
@@ -365,7 +365,7 @@ def machine_differences(text: str, gpu: GPUConfig, streaming_mshrs: bool = True,
         theirs.update(icnt_fields(icnt))
         if gpu.icnt_input_queues == "single":
             # gpucache bounds a sub-partition's responses only in its one queue at the input.
-            theirs["l2_response_queue"] = response_queue_of(text, icnt, l1["sector"] or l1["line"])
+            theirs.update(response_fields(text, icnt))
     ours = {key: _field(gpu, key) for key in theirs}
     return [f"{key}: gpucache {ours[key]!r}, Accel-Sim {theirs[key]!r}"
             for key in theirs if ours[key] != theirs[key] and None not in (ours[key], theirs[key])]
@@ -461,21 +461,20 @@ def _icnt_value(icnt: str, name: str, default: float) -> float:
     return float(found[-1]) if found else default
 
 
-def response_queue_of(text: str, icnt: str, data_bytes: int) -> int:
-    """``l2_response_queue`` of a config: the responses a sub-partition holds before its L2 stalls.
+def response_fields(text: str, icnt: str) -> dict[str, int]:
+    """``l2_response_queue`` and ``icnt_response_buffer`` of a config: where a sub-partition's
+    responses wait before its L2 stops looking up.
 
     Its L2-to-icnt queue (the last of ``-gpgpu_dram_partition_queues``, default 8), which the L2
-    fills only while it is not full (``l2cache.cc``, ``output_full``), and the responses of
-    ``data_bytes`` (an 8-byte header more) that its crossbar input takes: the interface's input
-    queue (``input_buffer_size``; intersim2 takes 9 flits when it is 0 or unset, and pushes a
-    packet only while it fits, ``HasBuffer``) and its router's input buffer (``vc_buf_size``,
-    booksim's default 8), in flits of the file's ``flit_size``.
+    fills only while it is not full (``l2cache.cc``, ``output_full``), and the flits its crossbar
+    input holds: the interface's input queue (``input_buffer_size``; intersim2 takes 9 when it is
+    0 or unset, and pushes a packet only while it fits, ``HasBuffer``) ahead of its router's input
+    buffer (``vc_buf_size``, booksim's default 8).
     """
     queues = (_option(text, "gpgpu_dram_partition_queues") or "8:8:8:8").split(":")
-    flit = int(_icnt_value(icnt, "flit_size", 32))
     buffered = int(_icnt_value(icnt, "input_buffer_size", 0)) or 9
-    buffered += int(_icnt_value(icnt, "vc_buf_size", 8))
-    return int(queues[-1]) + buffered // -(-(data_bytes + 8) // flit)
+    return {"l2_response_queue": int(queues[-1]),
+            "icnt_response_buffer": buffered + int(_icnt_value(icnt, "vc_buf_size", 8))}
 
 
 def icache_fields(text: str, line_size: int) -> dict[str, int]:

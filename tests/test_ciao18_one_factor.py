@@ -21,13 +21,13 @@ def test_the_machine_is_the_comparison_files():
     # from SM 0 in each kernel, writes of whole lines), session 68's (shared loads without
     # latency), session 70's (the L2 looked up on arrival, a queue per SM output at each
     # crossbar input), session 71's (stores not acknowledged), session 81's (an unbounded L2
-    # input queue) and session 82's (an unbounded response queue), which a file without them
+    # input queue) and session 82's (unbounded response queues), which a file without them
     # gets, and the 16-byte DRAM bus it names (32 since session 72).
     ciao18 = preset("ciao18")
     before = ciao18.replace(cta_issue="fill", cta_first_cluster=0, write_packet="line",
                             smem_latency=0, l2=ciao18.l2.replace(lookup_latency=0),
                             icnt_input_queues="per-output", store_acks="none", dram_bus_bytes=16,
-                            l2_input_queue=0, l2_response_queue=0)
+                            l2_input_queue=0, l2_response_queue=0, icnt_response_buffer=0)
     assert one_factor.base_machine(preset_run, "a.json") == before
     # a comparison on another machine (the L1's prime index): the CIAO runs must run on it too,
     # or their IPC is divided by GTO's on a different machine

@@ -298,24 +298,25 @@ def test_interconnect_file_is_compared():
 
 
 def test_the_l2s_response_queue_is_compared():
-    # The last of -gpgpu_dram_partition_queues, and the responses the crossbar's input holds: the
-    # Fermi file sets no input_buffer_size (intersim2's 9 flits) nor vc_buf_size (booksim's 8), so
-    # 17 flits hold 3 responses of 136 bytes in 32-byte flits (5 flits): 32 + 3 on KIM20_TEXT, 8 + 3
-    # with GPGPU-Sim's default queues. The Pascal file's 9 + 64 flits of 40 bytes hold 73 sector
-    # responses (40 bytes, 1 flit), or 18 line responses (136 bytes, 4 flits).
-    assert cmp.response_queue_of(KIM20_TEXT, FERMI_ICNT, 128) == 32 + 3
+    # The last of -gpgpu_dram_partition_queues (8 when the config gives none), and the flits the
+    # crossbar's input holds: the Fermi file sets no input_buffer_size (intersim2's 9) nor
+    # vc_buf_size (booksim's 8); the Pascal file's 9 (or its 256) and 64.
+    fermi = {"l2_response_queue": 32, "icnt_response_buffer": 17}
+    assert cmp.response_fields(KIM20_TEXT, FERMI_ICNT) == fermi
     bare = KIM20_TEXT.replace("-gpgpu_dram_partition_queues 32:32:32:32\n", "")
-    assert cmp.response_queue_of(bare, FERMI_ICNT, 128) == 8 + 3
-    assert cmp.response_queue_of(KIM20_TEXT, PASCAL_ICNT, 32) == 32 + 73
-    assert cmp.response_queue_of(KIM20_TEXT, PASCAL_ICNT, 128) == 32 + 18
-    assert cmp.response_queue_of(KIM20_TEXT, PASCAL_ICNT + "input_buffer_size = 256;\n", 32) == 32 + 320
-    # Compared only where gpucache has the bound: one queue at each sub-partition's input.
+    assert cmp.response_fields(bare, FERMI_ICNT) == {"l2_response_queue": 8, "icnt_response_buffer": 17}
+    assert cmp.response_fields(KIM20_TEXT, PASCAL_ICNT)["icnt_response_buffer"] == 9 + 64
+    sized = PASCAL_ICNT + "input_buffer_size = 256;\n"
+    assert cmp.response_fields(KIM20_TEXT, sized)["icnt_response_buffer"] == 256 + 64
+    # Compared only where gpucache has them: one queue at each sub-partition's input.
     single = preset("kim20").replace(icnt_response_order="round-robin", icnt_input_queues="single")
+    order = "icnt_response_order: gpucache 'round-robin', Accel-Sim 'fifo'"
     assert differences(KIM20_TEXT, single, icnt=PASCAL_ICNT) == [
-        "icnt_response_order: gpucache 'round-robin', Accel-Sim 'fifo'",
-        "l2_response_queue: gpucache 0, Accel-Sim 105"]
-    assert differences(KIM20_TEXT, single.replace(l2_response_queue=105), icnt=PASCAL_ICNT) == [
-        "icnt_response_order: gpucache 'round-robin', Accel-Sim 'fifo'"]
+        order, "l2_response_queue: gpucache 0, Accel-Sim 32",
+        "icnt_response_buffer: gpucache 0, Accel-Sim 73"]
+    bounded = single.replace(l2_response_queue=32, icnt_response_buffer=73)
+    assert differences(KIM20_TEXT, bounded, icnt=PASCAL_ICNT) == [order]
+    assert differences(KIM20_TEXT, preset("kim20"), icnt=PASCAL_ICNT) == []
 
 
 @pytest.mark.parametrize(("il1", "fields"), [

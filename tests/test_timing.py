@@ -771,16 +771,29 @@ def test_a_single_input_queue_needs_the_round_robin_outputs():
         gpu(icnt_input_queues="shared", icnt_response_order="round-robin")
 
 
-@pytest.mark.parametrize("queue", [0, 1, 2, 3])
-def test_a_full_response_queue_holds_the_l2s_lookups(queue):
+@pytest.mark.parametrize(("queue", "buffer", "gaps"), [
+    (0, 0, [2] * 7),
+    (1, 2, [6, 18, 6, 18, 6, 18, 6]),
+    (2, 2, [6, 6, 12, 6, 6, 12, 6]),
+    (1, 4, [2, 4, 18, 2, 4, 18, 2]),
+])
+def test_a_full_response_queue_holds_the_l2s_lookups(queue, buffer, gaps):
     # Kernel 0 brings 8 lines into the L2 (then another into the L1); kernel 1's 8 warps load one
-    # each, past a one-line L1, and hit the L2: each request is looked up when it arrives (a
-    # cycle apart) and its 2-flit response is ready L2_LAT later. With no bound the SM's output
-    # takes them back to back, one every 2 cycles. With l2_response_queue = Q the L2 looks up
-    # request i only once response i - Q has left its queue (the SM's output took it), and the
-    # response reaches the output L2_LAT + ICNT after that: the responses come in groups of Q,
-    # 2 cycles apart within a group, L2_LAT + ICNT - 2 (Q - 1) apart between groups (while that
-    # is more than 2).
+    # each, past a one-line L1, and hit the L2: request i arrives at cycle a + 2i and its 2-flit
+    # response is ready L2_LAT (20) after its lookup. Unbounded, the SM's output takes them back to
+    # back, one every 2 cycles.
+    # With icnt_response_buffer = 2 (one response) and l2_response_queue = 1: response 0 enters the
+    # crossbar (ready a + 20), reaches its SM's output at a + 24 and is delivered at a + 26;
+    # response 1 (ready a + 22) waits in the L2-to-icnt queue, which is then full, so request 2 is
+    # not looked up. When the output takes response 0 (a + 24; its flits leave the input then),
+    # response 1 enters at its last flit, is delivered ICNT + 2 later (a + 32), and request 2 is
+    # looked up at a + 24; ready at a + 44, it enters when response 1's last flit leaves and is
+    # delivered at a + 50: gaps of 6 and 18, a pair every L2_LAT + ICNT cycles. A queue of 2 lets
+    # three responses through in each 24 cycles (6, 6, 12). A buffer of 4 (two responses) with a
+    # queue of 1: response 1 enters with response 0 and comes up behind its last flit (2),
+    # response 2 enters then but was ready at a + 24 and crosses from a + 26 (4), and request 3,
+    # looked up at a + 24, is ready L2_LAT later. Each response's way back (to_sm), from its entry
+    # into the crossbar's input (unbounded: from leaving the sub-partition's port), is ICNT + 2.
     first = KernelBuilder("prime", (1,), (32,))
     first.load(0x10, (np.arange(32) % 8) * LINE)
     first.compute(1)
@@ -789,24 +802,52 @@ def test_a_full_response_queue_holds_the_l2s_lookups(queue):
     second.load(0x10, (np.arange(256) // 32) * LINE)
     second.compute(1)
     g = gpu(l1={"size": LINE, "assoc": 1}, icnt_response_order="round-robin", icnt_input_queues="single",
-            l2_response_queue=queue)
+            l2_response_queue=queue, icnt_response_buffer=buffer)
     tm, (_, r) = run([first, second], g, log_ldst=True)
-    done = sorted(int(c) for c, _, _, row, what in tm.ldst_log() if what == LOG_LOAD_DONE and c > 0)
-    done = done[-8:]  # kernel 1's loads
+    done = sorted(int(c) for c, _, _, _, what in tm.ldst_log() if what == LOG_LOAD_DONE)[-8:]
     assert r.counters["l2_hits"] == 8
-    gaps = np.diff(done).tolist()
-    if queue == 0:
-        assert gaps == [2] * 7
-    else:
-        between = L2_LAT + ICNT - 2 * (queue - 1)
-        assert gaps == [2 if (i + 1) % queue else between for i in range(7)]
+    assert np.diff(tm.access_log()[-8:, 0]).tolist() == [2] * 7
+    assert np.diff(done).tolist() == gaps
+    assert r.counters["to_sm_sum"] == 8 * (ICNT + 2)
+
+
+def test_a_responses_way_back_starts_in_the_crossbars_input():
+    # Sub-partition 0 sends three 5-flit responses (32-byte flits), ready at 10, to SM 0, whose
+    # output is busy until 100; its crossbar input holds 10 flits, so responses 0 and 1 enter at
+    # 10 and response 2 waits in the L2-to-icnt queue (of 1: full, the L2 looks up nothing). The
+    # output takes response 0 at 100 (delivered 105); its flits leave, response 2 enters at 105,
+    # and response 1, which came up behind response 0, is delivered at 110, response 2 at 115.
+    # Their ways back run from their entries: 95, 100 and 10 cycles (response 1's would be 95
+    # counted from its departure at 15, after response 0's 5 flits left the sub-partition).
+    from golden.gpu import core
+    from golden.gpu.state import config_vector, new_state
+
+    g = gpu(n_sm=1, l2_partitions=1, icnt_flit_bytes=32, icnt_response_order="round-robin",
+            icnt_input_queues="single", l2_response_queue=1, icnt_response_buffer=10)
+    k = config_vector(g)
+    s = new_state(k, g.l1.lines, g.l2.lines)
+    s.sm[core.M_SM_RSP_FREE, 0] = 100
+    for r in range(3):
+        s.r[core.R_R_KIND, r] = core.RQ_READ
+        s.r[core.R_R_SM, r] = 0
+        s.r[core.R_R_PART, r] = 0
+        s.r[core.R_R_SEC, r] = 0
+        core._respond_to_sm(k, s, r, 0, 10)
+    assert core._l2_output_full(k, s, 0) and s.part[core.P_X_FLITS, 0] == 10
+    fills = _deliver(k, s)
+    assert fills == {0: 105, 1: 110, 2: 115}
+    assert [fills[r] - s.r[core.R_R_READY, r] for r in range(3)] == [95, 100, 10]
+    assert not core._l2_output_full(k, s, 0) and s.part[core.P_X_FLITS, 0] == 0
 
 
 def test_a_response_queue_needs_the_single_input_queue():
-    with pytest.raises(ValueError, match="^l2_response_queue: needs icnt_input_queues 'single'"):
-        gpu(l2_response_queue=4)
+    with pytest.raises(ValueError, match="^icnt_response_buffer: needs icnt_input_queues 'single'"):
+        gpu(icnt_response_buffer=17)
+    single = dict(icnt_response_order="round-robin", icnt_input_queues="single")
+    with pytest.raises(ValueError, match="^l2_response_queue: needs icnt_response_buffer"):
+        gpu(l2_response_queue=4, **single)
     with pytest.raises(ValueError, match="^l2_response_queue: must be"):
-        gpu(icnt_response_order="round-robin", icnt_input_queues="single", l2_response_queue=-1)
+        gpu(l2_response_queue=-1, icnt_response_buffer=17, **single)
 
 
 def test_one_sub_partition_responds_alike_in_either_order():

@@ -117,10 +117,10 @@ MACHINES = {
     # The same with one queue at each sub-partition's input (head-of-line blocking).
     "response-single-input-queue": dict(icnt_response_order="round-robin", icnt_input_queues="single",
                                         icnt_packet_gap=1),
-    # The same with room for 2 responses a sub-partition (l2_response_queue): the L2s' lookups held
-    # while SMs go quiet and the loop jumps idle cycles.
+    # The same with a crossbar input of 4 flits and an L2-to-icnt queue of 1 (icnt_response_buffer,
+    # l2_response_queue): the L2s' lookups held while SMs go quiet and the loop jumps idle cycles.
     "response-queue": dict(icnt_response_order="round-robin", icnt_input_queues="single", icnt_packet_gap=1,
-                           l2_response_queue=2),
+                           l2_response_queue=1, icnt_response_buffer=4),
     # FR-FCFS (the kim20 and ciao18 presets' DRAM) with a window of 2 on one channel of 2 slow
     # banks: requests reordered in the window while quiet SMs are skipped. (Its back-pressure on
     # the L2 needs more requests than 2 SMs send: tests/test_timing_dram.py.)

@@ -314,13 +314,12 @@ _CIAO18 = GPUConfig(
     # sub-partition takes a request from the crossbar while its icnt-to-L2 queue is not full
     # (gpu-sim.cc, m_memory_sub_partition[i]->full(); docs/validation.md, "The L2's input queue").
     l2_input_queue=8,
-    # A sub-partition's responses: the L2-to-icnt queue (the last 8 of the same option) and what
-    # the crossbar's input holds of 5-flit line responses (136 bytes in 32-byte flits) in its input
-    # buffer (config_fermi_islip.icnt sets no input_buffer_size: intersim2's 9 flits) and its
-    # router's "vc_buf_size = 8": 8 + (9 + 8) // 5 = 11. While they are full the L2 looks up
-    # nothing (l2cache.cc's output_full; gpu-sim.cc's icnt_has_buffer; docs/validation.md,
-    # "The L2's response queue").
-    l2_response_queue=11,
+    # A sub-partition's responses: its L2-to-icnt queue (the last 8 of the same option), which the
+    # L2 fills only while it is not full (l2cache.cc's output_full), and the crossbar's input, which
+    # takes a response while its flits fit (gpu-sim.cc's icnt_has_buffer): config_fermi_islip.icnt
+    # sets no input_buffer_size (intersim2's 9 flits) ahead of its router's "vc_buf_size = 8"
+    # (docs/validation.md, "The L2's response queue").
+    l2_response_queue=8, icnt_response_buffer=17,
     # GTX480 "-gpgpu_dram_scheduler 1 -gpgpu_frfcfs_dram_sched_queue_size 16" and its decoder.
     dram_scheduler="frfcfs", dram_queue=16,
     dram_address_map="dramid@8;00000000.00000000.00000000.00000000.0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS",

@@ -147,6 +147,7 @@ GPU_LIMITS = {
     "dram_t_wr": (0, 1 << 12), "dram_t_rtpl": (0, 1 << 12),
     "ldst_queue": (0, 1024), "icnt_input_buffer": (0, 4096), "dram_queue": (0, 1 << 16),
     "l2_input_queue": (0, 4096), "l2_input_room": (1, 64), "l2_response_queue": (0, 4096),
+    "icnt_response_buffer": (0, 1 << 16),
     "sms_per_cluster": (1, 1024),
     "cta_first_cluster": (0, 1023), "icache_bytes": (0, 1 << 24), "icache_assoc": (1, 64),
     "smem_latency": (0, 1 << 12), "smem_warp_parts": (1, 64),
@@ -566,16 +567,19 @@ class GPUConfig:
         GPGPU-Sim 3.x fills while it is not full (room 1) and 4.x while it has room for a line's 4
         sector requests (``SECTOR_CHUNCK_SIZE``); ``docs/timing.md``, "Below the L1". 0 (the
         default): no limit.
-    l2_response_queue : int
-        Timing model, with ``icnt_input_queues = "single"``: a sub-partition looks up no request
-        while ``l2_response_queue`` of its responses wait in its queue at the crossbar's input
-        (the head on its way to, or waiting for, its SM's output included), so responses that
-        cannot leave hold the L2 and, through its input queue (``l2_input_queue``), the SMs'
-        requests. A line filled from below still answers its waiting requests (GPGPU-Sim keeps
-        them in the MSHR until its queue has room). GPGPU-Sim's L2-to-icnt queue (the last of
-        ``-gpgpu_dram_partition_queues``) plus the responses its crossbar input holds
-        (``input_buffer_size``, 9 flits when unset, and ``vc_buf_size`` of its icnt file, over a
-        response's flits): 11 on the ciao18 preset. 0 (the default): no limit.
+    l2_response_queue, icnt_response_buffer : int
+        Timing model, with ``icnt_input_queues = "single"``: a sub-partition's responses enter its
+        crossbar input, in order, while the flits there and theirs fit in
+        ``icnt_response_buffer`` (an empty input takes one whatever its size; a response's
+        ``to_sm`` latency starts when it enters, GPGPU-Sim's ``icnt_push``); the others wait in
+        its L2-to-icnt queue, and while ``l2_response_queue`` wait there the L2 looks up nothing,
+        so responses that cannot leave hold the L2 and, through its input queue
+        (``l2_input_queue``), the SMs' requests. A line filled from below still answers its
+        waiting requests (GPGPU-Sim keeps them in the MSHR until the queue has room). GPGPU-Sim's
+        L2-to-icnt queue (the last of ``-gpgpu_dram_partition_queues``, ``output_full``) and the
+        crossbar input's flits (``input_buffer_size``, 9 when unset, and ``vc_buf_size`` of its
+        icnt file; ``icnt_has_buffer``): 8 and 17 on the ciao18 preset. 0 (the defaults): no
+        limit (``l2_response_queue`` needs ``icnt_response_buffer``).
     coalescing : str
         What a warp's global access is cut into (timing model): ``"line"`` (default), one request
         per L1 line it touches, carrying the mask of the sectors it needs; or ``"sector"``, one
@@ -713,6 +717,7 @@ class GPUConfig:
     l2_input_queue: int = 0
     l2_input_room: int = 1
     l2_response_queue: int = 0
+    icnt_response_buffer: int = 0
     coalescing: str = "line"
     store_acks: str = "none"
     l1_response_rate: int = 0
@@ -780,9 +785,12 @@ class GPUConfig:
         if self.icnt_input_queues == "single" and self.icnt_response_order != "round-robin":
             raise ValueError("icnt_input_queues: 'single' needs icnt_response_order 'round-robin' (the SM "
                              "outputs that take turns among the sub-partitions' heads)")
-        if self.l2_response_queue and self.icnt_input_queues != "single":
-            raise ValueError(f"l2_response_queue: needs icnt_input_queues 'single' (a sub-partition's "
+        if self.icnt_response_buffer and self.icnt_input_queues != "single":
+            raise ValueError(f"icnt_response_buffer: needs icnt_input_queues 'single' (a sub-partition's "
                              f"responses in one queue), not {self.icnt_input_queues!r}")
+        if self.l2_response_queue and not self.icnt_response_buffer:
+            raise ValueError("l2_response_queue: needs icnt_response_buffer (with the crossbar's input "
+                             "unbounded no response waits outside it)")
         if self.ldst_dispatch == "round-robin" and self.ldst_queue < 3:
             # ID_OC_MEM, at least one collector unit and OC_EX_MEM.
             raise ValueError(f"ldst_dispatch: 'round-robin' needs ldst_queue of at least 3 (ID_OC_MEM, a "

@@ -117,7 +117,7 @@ __all__ = ["step_function", "shared_functions"]
  K_CTA_FIRST_CLUSTER, K_WRITE_SEGMENT, K_IC_SETS, K_IC_WAYS, K_IC_MSHRS,
  K_L2_BYTE_MASK, K_SMEM_LAT, K_L2_LOOKUP, K_STORE_ACKS, K_SMEM_UNIT, K_T_CCD, K_T_CCDL, K_T_WTR, K_T_RTW,
  K_DRAM_ATOM, K_DRAM_GROUP_SHIFT, K_DRAM_GROUP_MASK, K_REQ_FIFO, K_ICNT_BUF,
- K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR, K_L2_IN_CAP, K_L2_OUT_CAP,
+ K_L2_MSHR_SECTOR, K_L1_MSHR_SECTOR, K_LDST_RR, K_L2_IN_CAP, K_L2_OUT_CAP, K_RSP_BUF,
  K_DRAM_COMMANDS, K_DC_NUM, K_DC_DEN, K_DC_CL, K_DC_WL, K_DC_RCD, K_DC_RCDWR, K_DC_RAS, K_DC_RC, K_DC_RP,
  K_DC_RRD, K_DC_CCD, K_DC_CCDL, K_DC_RTW, K_DC_WTR, K_DC_WTP, K_DC_RTP, K_DC_RTPL) = range(len(layout.CONFIG))
 
@@ -169,7 +169,7 @@ C_TO_SM_BINS = layout.COUNTERS.index("to_sm_log2_0")
  R_R_T, R_R_ISSUE, R_R_RESP, R_R_NEXT, R_R_PART, R_RQ_FREE, R_R_READY, R_R_ROW, R_R_BYTES,) = range(19)
 (Q_WT_SLOT, Q_WT_NEXT, Q_WT_FREE, Q_WT_ROW,) = range(4)
 (P_Q_HEAD, P_Q_TAIL, P_Q_N, P_P_IN_FREE, P_P_RSP_FREE, P_L2_META, P_H_HEAD, P_H_TAIL, P_H_N,
- P_H_BUSY,) = range(10)
+ P_H_BUSY, P_X_FLITS, P_X_NEXT, P_X_WAIT,) = range(13)
 (F_F_LINE, F_F_N, F_F_HEAD, F_F_TAIL, F_F_FLAGS, F_F_DIRTY, F_L2_FREE, F_F_SEC, F_F_READS,
  F_F_KEY) = range(10)
 (B_D_OPEN, B_D_READY, B_D_ACT, B_D_PICK, B_DQ_HEAD, B_DQ_TAIL,
@@ -187,7 +187,7 @@ C_TO_SM_BINS = layout.COUNTERS.index("to_sm_log2_0")
 (IC_TAG, IC_LRU,) = range(2)
 (IM_LINE, IM_SENT,) = range(2)
 
-assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 10, 10, 18, 20, 12, 2, 2, 4, 2, 2,
+assert [len(v) for v in layout.TABLES.values()] == [29, 4, 48, 11, 19, 4, 13, 10, 18, 20, 12, 2, 2, 4, 2, 2,
                                                      2]
 SMEM_BLOCKS = layout.SMEM_BLOCKS
 LATENCY_LAST_BIN = layout.LATENCY_BINS - 1
@@ -927,17 +927,30 @@ def _respond_to_sm(K, S, r, part, ready):
     SM outputs: while one is on its way or waits for its output, the next ones wait behind it
     (the ``h_`` queue, linked through ``r_next``, their ready cycles in ``r_ready``, which
     nothing else uses while a response travels) until :func:`_port_serve` takes it. Once the
-    response leaves, ``r_ready`` holds its departure (the start of its ``to_sm`` latency).
+    response leaves, ``r_ready`` holds its departure (the start of its ``to_sm`` latency). With
+    ``icnt_response_buffer`` the queue's first responses are in the crossbar's input, as many as
+    its flits hold, the others in the L2-to-icnt queue (``x_`` rows); ``r_ready`` then holds
+    the cycle a response entered the crossbar (GPGPU-Sim's ``icnt_push``, where ``to_sm``
+    starts), and it leaves for its SM's output no sooner.
     """
     flits = _response_flits(K, S, r)
     if K[K_IN_FIFO]:
         if S.part[P_H_BUSY, part] or S.part[P_H_N, part] > 0:
             S.r[R_R_READY, r] = ready
             _part_append(S, part, P_H_HEAD, P_H_TAIL, P_H_N, r)
+            if K[K_RSP_BUF]:
+                if S.part[P_X_NEXT, part] < 0 and S.part[P_X_FLITS, part] + flits <= K[K_RSP_BUF]:
+                    S.part[P_X_FLITS, part] += flits  # into the crossbar's input when ready
+                else:
+                    if S.part[P_X_NEXT, part] < 0:
+                        S.part[P_X_NEXT, part] = r
+                    S.part[P_X_WAIT, part] += 1
             return
         S.part[P_H_BUSY, part] = 1
+        S.part[P_X_FLITS, part] += flits  # an empty input takes it whatever its size
     depart = _depart(K, S, part, ready, flits)
-    S.r[R_R_READY, r] = depart  # the response's way back to the SM starts (latency to_sm)
+    # The response's way back to the SM starts (latency to_sm): in the crossbar's input, or leaving.
+    S.r[R_R_READY, r] = ready if K[K_RSP_BUF] else depart
     if K[K_RSP_RR]:
         # The SM's output chooses among the sub-partitions itself (_port_serve).
         _event(S, depart + K[K_ICNT_LAT], EV_PORT_ARRIVE, r)
@@ -993,26 +1006,48 @@ def _port_serve(K, S, t, sm):
             S.sm[M_SM_RSP_FREE, sm] = t + flits + K[K_ICNT_GAP]
             _event(S, t + flits, EV_L1_FILL, r)
             if K[K_IN_FIFO]:
-                _next_from_input(K, S, t + flits, part)
+                _next_from_input(K, S, t + flits, part, flits)
             if S.sm[M_RSP_N, sm] > 0:
                 _event(S, S.sm[M_SM_RSP_FREE, sm], EV_PORT_FREE, sm)
             return
 
 
-def _next_from_input(K, S, t, part):
+def _next_from_input(K, S, t, part, gone):
     """``icnt_input_queues = "single"``: ``part``'s response at its SM output has left the input by
-    cycle ``t`` (its last flit); the next one waiting behind it, if any, comes up to its output, no
-    sooner than its own trip through the crossbar would bring it."""
+    cycle ``t`` (its last flit; ``gone`` flits); the next one waiting behind it, if any, comes up
+    to its output, no sooner than its own trip through the crossbar would bring it. With
+    ``icnt_response_buffer``, responses from the L2-to-icnt queue enter the crossbar's input
+    while they fit (an empty input takes the next whatever its size)."""
     S.part[P_H_BUSY, part] = 0
+    S.part[P_X_FLITS, part] -= gone
     if S.part[P_H_N, part] == 0:
         return
     r = S.part[P_H_HEAD, part]
     S.part[P_H_HEAD, part] = S.r[R_R_NEXT, r]
     S.part[P_H_N, part] -= 1
     S.part[P_H_BUSY, part] = 1
-    depart = _depart(K, S, part, S.r[R_R_READY, r], _response_flits(K, S, r))
-    S.r[R_R_READY, r] = depart
+    flits = _response_flits(K, S, r)
+    if K[K_RSP_BUF]:
+        if S.part[P_X_NEXT, part] == r:
+            _enter_input(S, part, r, flits, t)
+        x = S.part[P_X_NEXT, part]
+        while x >= 0 and S.part[P_X_FLITS, part] + _response_flits(K, S, x) <= K[K_RSP_BUF]:
+            _enter_input(S, part, x, _response_flits(K, S, x), t)
+            x = S.part[P_X_NEXT, part]
+        depart = _depart(K, S, part, S.r[R_R_READY, r], flits)
+    else:
+        depart = _depart(K, S, part, S.r[R_R_READY, r], flits)
+        S.r[R_R_READY, r] = depart
     _event(S, max(depart + K[K_ICNT_LAT], t), EV_PORT_ARRIVE, r)
+
+
+def _enter_input(S, part, r, flits, t):
+    """Response ``r``, first in ``part``'s L2-to-icnt queue, enters the crossbar's input at ``t``
+    (or when it is ready, if later): its ``to_sm`` starts then."""
+    S.part[P_X_NEXT, part] = S.r[R_R_NEXT, r]
+    S.part[P_X_WAIT, part] -= 1
+    S.part[P_X_FLITS, part] += flits
+    S.r[R_R_READY, r] = max(S.r[R_R_READY, r], t)
 
 
 # -- L2 sub-partitions -------------------------------------------------------------------
@@ -1249,8 +1284,8 @@ def _mshr_line_entry(per_sector, keys, vals, off, size, line, sectors):
 
 
 def _l2_output_full(K, S, part):
-    """``part``'s responses waiting to leave it (``l2_response_queue``) hold the L2's lookups."""
-    return K[K_L2_OUT_CAP] > 0 and S.part[P_H_N, part] + S.part[P_H_BUSY, part] >= K[K_L2_OUT_CAP]
+    """``part``'s L2-to-icnt queue is full (``l2_response_queue``): the L2 looks up nothing."""
+    return K[K_L2_OUT_CAP] > 0 and S.part[P_X_WAIT, part] >= K[K_L2_OUT_CAP]
 
 
 def _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
@@ -3465,7 +3500,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _part_append,
               _depart, _response_flits,
               _store_done, _respond_to_sm,
-              _port_arrive, _port_serve, _next_from_input, _below_l2,
+              _port_arrive, _port_serve, _next_from_input, _enter_input, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,

@@ -89,7 +89,10 @@ TABLES = {
         'wt_slot', 'wt_next', 'wt_free', 'wt_row'
     ),
     'part': (
-        'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta', 'h_head', 'h_tail', 'h_n', 'h_busy'
+        'q_head', 'q_tail', 'q_n', 'p_in_free', 'p_rsp_free', 'l2_meta', 'h_head', 'h_tail', 'h_n', 'h_busy',
+        # icnt_response_buffer: flits in the crossbar's input, its first response still outside
+        # (-1: none), how many wait outside (in the L2-to-icnt queue).
+        'x_flits', 'x_next', 'x_wait'
     ),
     'f': (
         'f_line', 'f_n', 'f_head', 'f_tail', 'f_flags', 'f_dirty', 'l2_free', 'f_sec', 'f_reads', 'f_key'
@@ -152,8 +155,9 @@ CONFIG = (
     "ldst_rr",
     # A sub-partition takes requests while fewer than l2_input_cap wait in its L2 queue (0: always).
     "l2_input_cap",
-    # A sub-partition looks up requests while fewer than l2_output_cap responses wait to leave it (0: always).
-    "l2_output_cap",
+    # A sub-partition looks up requests while fewer than l2_output_cap responses wait outside the
+    # crossbar's input (0: always), which holds rsp_buffer flits (0: unbounded).
+    "l2_output_cap", "rsp_buffer",
     # dram_model "commands": DRAM cycle n is in core cycle n * dc_num // dc_den; the timings in
     # DRAM cycles (dc_rcdwr, dc_wtp, dc_rtp derived as GPGPU-Sim derives them).
     "dram_commands", "dc_num", "dc_den", "dc_cl", "dc_wl", "dc_rcd", "dc_rcdwr", "dc_ras", "dc_rc", "dc_rp",

@@ -204,7 +204,7 @@ def config_vector(gpu: GPUConfig, *, dependences: str = "next-memory", fixed_lat
         # A queue of N with room R takes a request while it holds at most N - R (GPGPU-Sim's
         # is_avilable_size): fewer than N - R + 1.
         "l2_input_cap": gpu.l2_input_queue - gpu.l2_input_room + 1 if gpu.l2_input_queue else 0,
-        "l2_output_cap": gpu.l2_response_queue,
+        "l2_output_cap": gpu.l2_response_queue, "rsp_buffer": gpu.icnt_response_buffer,
         "smem_xor": gpu.smem_cache_index == "xor",
         "cta_rotating": gpu.cta_issue == "rotating", "sms_per_cluster": gpu.sms_per_cluster,
         "cta_first_cluster": gpu.cta_first_cluster,
@@ -333,6 +333,7 @@ def new_state(k: np.ndarray, l1_lines: int, l2_lines: int) -> TimingState:
     state.sm[row("sm", "l1_meta")] = m1
     state.f[row("f", "l2_free")] = np.arange(n_part * m2, dtype=np.int64)
     state.part[row("part", "l2_meta")] = m2
+    state.part[row("part", "x_next")] = -1
     state.bank[row("bank", "d_open")] = -1
     state.bank[row("bank", "d_pick")] = -1
     state.bank[row("bank", "dc_mrq")] = -1
