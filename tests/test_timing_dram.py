@@ -182,8 +182,11 @@ def test_a_full_dram_queue_refuses_misses_and_its_pool_never_runs_dry(changes):
     # The L2 looked up on arrival (lookup_latency 0): a miss then takes its channel's pool entry
     # hit_latency cycles before it reaches DRAM, so the pool fills on this short input. With the
     # preset's lookup queue a miss goes below at its lookup and 2dconv at 0.05 never fills it.
+    # Nor with the preset's response queue (since session 82; a sub-partition whose responses
+    # cannot leave looks nothing up): with it this run counts no DRAM refusal (measured).
     ciao18 = preset("ciao18")
-    g = ciao18.replace(l2=ciao18.l2.replace(lookup_latency=0), **changes)
+    g = ciao18.replace(l2=ciao18.l2.replace(lookup_latency=0), l2_response_queue=0, icnt_response_buffer=0,
+                       **changes)
     result = simulate_timed(registry.build("rdgc/2dconv", 0.05), g)
     t = result["timing"]
     assert t["l2"]["reservation_fails_dram"] > 0
