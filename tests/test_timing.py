@@ -434,6 +434,20 @@ def test_deadlock_is_reported_with_cycle_and_resource(monkeypatch):
         tm.run_kernel(chase(1).build(), 0)
 
 
+def test_a_stuck_loop_is_reported_as_a_livelock(monkeypatch):
+    # A loop that steps its slices but never issues nor handles anything (here: a step that does
+    # nothing, as a unit waiting for a wake-up that never comes would) stops after one slice.
+    from golden.gpu import model
+
+    g = gpu()
+    tm = TimingModel(g, Hierarchy(g))
+    monkeypatch.setattr(model, "SLICE", 1000)
+    tm._step = lambda *args: None
+    with pytest.raises(DeadlockError, match=r"^livelock in kernel 'chase' at cycle \d+: 1,000 cycles with no "
+                                            r"instruction issued and no event due$"):
+        tm.run_kernel(chase(1).build(), 0)
+
+
 def test_runs_are_deterministic():
     kb = KernelBuilder("det", (8,), (256,))
     for i in range(3):

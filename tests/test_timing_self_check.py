@@ -118,9 +118,13 @@ MACHINES = {
     "response-single-input-queue": dict(icnt_response_order="round-robin", icnt_input_queues="single",
                                         icnt_packet_gap=1),
     # The same with a crossbar input of 4 flits and an L2-to-icnt queue of 1 (icnt_response_buffer,
-    # l2_response_queue): the L2s' lookups held while SMs go quiet and the loop jumps idle cycles.
+    # l2_response_queue): the L2s' lookups held, their input queues of 2 full, while SMs go quiet
+    # and the loop jumps idle cycles.
     "response-queue": dict(icnt_response_order="round-robin", icnt_input_queues="single", icnt_packet_gap=1,
-                           l2_response_queue=1, icnt_response_buffer=4),
+                           l2_response_queue=1, icnt_response_buffer=4, l2_input_queue=2),
+    # An L2 input queue of 2 before an L2 of 2 MSHRs: SMs whose miss-queue head its full queue
+    # refuses sleep until the L2 takes a request from it.
+    "l2-input-queue": dict(l2_input_queue=2, l2=dict(mshrs=2)),
     # FR-FCFS (the kim20 and ciao18 presets' DRAM) with a window of 2 on one channel of 2 slow
     # banks: requests reordered in the window while quiet SMs are skipped. (Its back-pressure on
     # the L2 needs more requests than 2 SMs send: tests/test_timing_dram.py.)

@@ -2427,6 +2427,15 @@ def _l2_refuses(K, S, sm):
     return S.part[P_Q_N, S.r[R_R_PART, r]] >= K[K_L2_IN_CAP]
 
 
+def _l2_took(K, S, part):
+    """``part``'s L2 input queue has room again: rouse the quiet SMs whose miss-queue head goes to it."""
+    q = K[K_L1_MQ_RING]
+    for sm in range(K[K_N_SM]):
+        if S.sm[M_QUIET_FROM, sm] >= 0 and S.sm[M_MQ_N, sm] > 0 \
+                and S.r[R_R_PART, S.mq[sm * q + S.sm[M_MQ_HEAD, sm]]] == part:
+            _rouse(K, S, sm)
+
+
 def _inject(K, S, t, sm):
     """The head of ``sm``'s miss queue enters the interconnect when the SM's port is free.
 
@@ -3162,6 +3171,8 @@ def _loop(buf, K, S, P, h1, h2, h3, budget):
                 if _l2_serve(buf, K, S, h1, h2, h3, t, part, r):
                     S.part[P_Q_HEAD, part] = nxt
                     S.part[P_Q_N, part] -= 1
+                    if S.part[P_Q_N, part] == K[K_L2_IN_CAP] - 1:
+                        _l2_took(K, S, part)
                     busy = True
         if SC[S_DISPATCH]:
             SC[S_DISPATCH] = 0
@@ -3391,7 +3402,11 @@ def _quiet(K, S, P, sm, t):
     if S.sm[M_MQ_N, sm] > 0:
         until = _inject_time(K, S, sm)
         if until <= t + 1:
-            return
+            if not (K[K_L2_IN_CAP] and _l2_refuses(K, S, sm)):
+                return
+            # Its head's sub-partition refuses it (l2_input_queue): the L2 rouses it when it takes
+            # a request from that full queue (_l2_took).
+            until = NEVER
     if S.sm[M_LQ_N, sm] > 0:
         if S.sm[M_LQ_FAIL, sm] > 0:
             if not own:
@@ -3514,7 +3529,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _chunks, _lq_ready, _hit_payload, _hit_data, _l1_lookup, _smem_block, _smem_event,
               _smem_install,
               _smem_lookup, _queue_held, _input_of, _buffer_full, _queue_full, _enqueue, _head_ready,
-              _inject_time, _l2_refuses, _inject,
+              _inject_time, _l2_refuses, _l2_took, _inject,
               _retire_if_done,
               _retire, _release_stalled, _finish_issue, _release_barrier, _issue_block2core, _dispatch, _why,
               _limit, _eligible,

@@ -247,9 +247,13 @@ class TimingModel:
         h1, h2, h3 = self._hooks
         start = self.cycle
         buf = self.hierarchy.engine.buf
+        # What a slice must change unless the run is stuck: an instruction or an event handled.
+        moves = [layout.COUNTERS.index("instructions")] + [
+            i for i, name in enumerate(layout.COUNTERS) if name.startswith("events_")]
         while True:
             state.sc[_S["series_n"]] = 0
             state.sc[_S["log_n"]] = 0
+            moved = state.c[moves].copy()
             self._step(buf, k, state, arrays, h1, h2, h3, np.int64(SLICE))
             rows.append(state.series[:state.sc[_S["series_n"]]].copy())
             if k[_K["log_capacity"]]:
@@ -262,6 +266,12 @@ class TimingModel:
                 break
             if status == DEADLOCK:
                 raise DeadlockError(self._deadlock_message(kernel))
+            if np.array_equal(moved, state.c[moves]) and state.ev_meta[0] == 0:
+                # A whole slice stepped with nothing issued, nothing handled and nothing to come: a
+                # unit waits for something no part of the model will do (a bug, never a workload's).
+                cycle = int(state.sc[_S["cycle"]])
+                raise DeadlockError(f"livelock in kernel {kernel.name!r} at cycle {cycle}: {SLICE:,} "
+                                    f"cycles with no instruction issued and no event due")
         self.cycle = int(state.sc[_S["cycle"]])
         self.hierarchy.t = int(state.sc[_S["accesses"]])
         counters = {name: int(v) for name, v in zip(layout.COUNTERS, state.c - before, strict=True)}
