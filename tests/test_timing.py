@@ -442,7 +442,13 @@ def test_a_stuck_loop_is_reported_as_a_livelock(monkeypatch):
     g = gpu()
     tm = TimingModel(g, Hierarchy(g))
     monkeypatch.setattr(model, "SLICE", 1000)
-    tm._step = lambda *args: None
+    slices = []
+
+    def stuck(*args):
+        slices.append(1)
+        assert len(slices) < 3, "a stuck loop ran on unreported"
+
+    tm._step = stuck
     with pytest.raises(DeadlockError, match=r"^livelock in kernel 'chase' at cycle \d+: 1,000 cycles with no "
                                             r"instruction issued and no event due$"):
         tm.run_kernel(chase(1).build(), 0)

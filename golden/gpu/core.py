@@ -939,7 +939,7 @@ def _respond_to_sm(K, S, r, part, ready):
             S.r[R_R_READY, r] = ready
             _part_append(S, part, P_H_HEAD, P_H_TAIL, P_H_N, r)
             if K[K_RSP_BUF]:
-                if S.part[P_X_NEXT, part] < 0 and S.part[P_X_FLITS, part] + flits <= K[K_RSP_BUF]:
+                if S.part[P_X_NEXT, part] < 0 and _input_takes(K, S, part, flits):
                     S.part[P_X_FLITS, part] += flits  # into the crossbar's input when ready
                 else:
                     if S.part[P_X_NEXT, part] < 0:
@@ -1026,28 +1026,25 @@ def _next_from_input(K, S, t, part, gone):
     S.part[P_H_HEAD, part] = S.r[R_R_NEXT, r]
     S.part[P_H_N, part] -= 1
     S.part[P_H_BUSY, part] = 1
-    flits = _response_flits(K, S, r)
     if K[K_RSP_BUF]:
-        if S.part[P_X_NEXT, part] == r:
-            _enter_input(S, part, r, flits, t)
+        # The L2-to-icnt queue's first responses enter while they fit (r itself, if it is still
+        # there, enters the input now empty).
         x = S.part[P_X_NEXT, part]
-        while x >= 0 and S.part[P_X_FLITS, part] + _response_flits(K, S, x) <= K[K_RSP_BUF]:
-            _enter_input(S, part, x, _response_flits(K, S, x), t)
+        while x >= 0 and _input_takes(K, S, part, _response_flits(K, S, x)):
+            S.part[P_X_NEXT, part] = S.r[R_R_NEXT, x]
+            S.part[P_X_WAIT, part] -= 1
+            S.part[P_X_FLITS, part] += _response_flits(K, S, x)
+            S.r[R_R_READY, x] = max(S.r[R_R_READY, x], t)  # its to_sm starts now, or when ready
             x = S.part[P_X_NEXT, part]
-        depart = _depart(K, S, part, S.r[R_R_READY, r], flits)
-    else:
-        depart = _depart(K, S, part, S.r[R_R_READY, r], flits)
+    depart = _depart(K, S, part, S.r[R_R_READY, r], _response_flits(K, S, r))
+    if not K[K_RSP_BUF]:
         S.r[R_R_READY, r] = depart
     _event(S, max(depart + K[K_ICNT_LAT], t), EV_PORT_ARRIVE, r)
 
 
-def _enter_input(S, part, r, flits, t):
-    """Response ``r``, first in ``part``'s L2-to-icnt queue, enters the crossbar's input at ``t``
-    (or when it is ready, if later): its ``to_sm`` starts then."""
-    S.part[P_X_NEXT, part] = S.r[R_R_NEXT, r]
-    S.part[P_X_WAIT, part] -= 1
-    S.part[P_X_FLITS, part] += flits
-    S.r[R_R_READY, r] = max(S.r[R_R_READY, r], t)
+def _input_takes(K, S, part, flits):
+    """``part``'s crossbar input has room for a response of ``flits`` (an empty one takes any)."""
+    return S.part[P_X_FLITS, part] == 0 or S.part[P_X_FLITS, part] + flits <= K[K_RSP_BUF]
 
 
 # -- L2 sub-partitions -------------------------------------------------------------------
@@ -3515,7 +3512,7 @@ _FUNCTIONS = (_popcount, _mask_bytes, _bytes_of, _segment_bytes, _l2_sectors, _l
               _part_append,
               _depart, _response_flits,
               _store_done, _respond_to_sm,
-              _port_arrive, _port_serve, _next_from_input, _enter_input, _below_l2,
+              _port_arrive, _port_serve, _next_from_input, _input_takes, _below_l2,
               _write_below_l2, _l2_install, _l2_new_line, _chunk_offset, _store_sectors,
               _l2_write_bytes, _read_unreadable,
               _clear_way, _all_reserved, _take_way, _reserve, _fill_reserved, _mshr_key, _mshr_line_entry,

@@ -52,6 +52,10 @@ _NOT_ACCESSES = np.array([LOG_READY, LOG_FIRST_CTA, LOG_MEM_ISSUE, LOG_LDST_TAKE
 
 #: Cycles per call of the compiled loop (progress and time-series granularity).
 SLICE = 1 << 16
+#: Counters a slice must change unless the run is stuck (``run_kernel``'s livelock check): the
+#: instructions issued and the events handled.
+_PROGRESS = np.array([layout.COUNTERS.index("instructions")]
+                     + [i for i, name in enumerate(layout.COUNTERS) if name.startswith("events_")])
 
 #: What a policy can read and set of the warp schedulers each cycle (``attach_scheduler``):
 #: ``limit[sm]`` (at most that many of the oldest warps may issue; 0 none), ``blocked[slot]``
@@ -247,13 +251,10 @@ class TimingModel:
         h1, h2, h3 = self._hooks
         start = self.cycle
         buf = self.hierarchy.engine.buf
-        # What a slice must change unless the run is stuck: an instruction or an event handled.
-        moves = [layout.COUNTERS.index("instructions")] + [
-            i for i, name in enumerate(layout.COUNTERS) if name.startswith("events_")]
         while True:
             state.sc[_S["series_n"]] = 0
             state.sc[_S["log_n"]] = 0
-            moved = state.c[moves].copy()
+            moved = state.c[_PROGRESS]
             self._step(buf, k, state, arrays, h1, h2, h3, np.int64(SLICE))
             rows.append(state.series[:state.sc[_S["series_n"]]].copy())
             if k[_K["log_capacity"]]:
@@ -266,7 +267,7 @@ class TimingModel:
                 break
             if status == DEADLOCK:
                 raise DeadlockError(self._deadlock_message(kernel))
-            if np.array_equal(moved, state.c[moves]) and state.ev_meta[0] == 0:
+            if np.array_equal(moved, state.c[_PROGRESS]) and state.ev_meta[0] == 0:
                 # A whole slice stepped with nothing issued, nothing handled and nothing to come: a
                 # unit waits for something no part of the model will do (a bug, never a workload's).
                 cycle = int(state.sc[_S["cycle"]])
